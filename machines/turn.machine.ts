@@ -1,0 +1,249 @@
+/**
+ * The inner loop: one task, one model call per turn.
+ *
+ *   TURN_INIT → PLAN → ACT → OBSERVE → CHECK_STOP → (NEXT_TURN → TURN_INIT | DONE)
+ *
+ * A pure definition. The model caller, tool runner and stop evaluator are long-lived service
+ * actors invoked once per task and answering with events (creating an actor per turn is the
+ * cost this design avoids); the compactor is spawned only when it asks to run. Events to the
+ * outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are named actions.
+ * All of them are supplied by the composition root (src/kernel/provide-machines.ts).
+ * The task deadline is a delayed transition on the whole machine.
+ */
+import { assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import type { KernelEventBody } from '../src/contracts/events.js';
+import type { Message } from '../src/contracts/messages.js';
+import type { StopCondition } from '../src/contracts/stop.js';
+import type {
+  ModelCallRequest,
+  StopEvaluateRequest,
+  ToolRunRequest,
+  TurnCheckpoint,
+  TurnContext,
+  TurnEvent,
+  TurnInput,
+  TurnOutput,
+} from '../src/contracts/turn-protocol.js';
+import { clearQueue, enqueue } from '../src/contracts/queues.js';
+import {
+  beginTurn,
+  beginWrapUp,
+  deadlineStop,
+  finalizeTask,
+  finishTurn,
+  hasToolCalls,
+  initialTurnContext,
+  observeToolResults,
+  progressOf,
+  recordModelResult,
+  recordWrapUp,
+  remainingRuntimeMs,
+  stopState,
+} from '../src/loop/turn-reducers.js';
+
+/** What every turn service is started with. */
+export interface TurnServiceInput {
+  readonly runId: string;
+  readonly taskId: string;
+  readonly taskIndex: number;
+}
+
+export interface CompactorInput extends TurnServiceInput {
+  readonly messages: readonly Message[];
+  readonly turn: number;
+}
+
+/** The spawned compactor's completion events (it is spawned, not invoked, so they are declared here). */
+type CompactorEvent =
+  | { readonly type: 'xstate.done.actor.compactor'; readonly output: readonly Message[] }
+  | { readonly type: 'xstate.error.actor.compactor'; readonly error: unknown };
+
+
+function notProvided(name: string): never {
+  throw new Error(`${name} not provided: supply it with turnMachine.provide() from the composition root`);
+}
+
+const WRAP_UP_REASONS = new Set<StopCondition['reason']>(['max_turns', 'max_tool_calls', 'loop_detected']);
+
+const turnSetup = setup({
+  types: {
+    context: {} as TurnContext & { readonly compacting?: boolean },
+    input: {} as TurnInput,
+    output: {} as TurnOutput,
+    events: {} as TurnEvent | CompactorEvent,
+    children: {} as { model: 'modelCaller'; tools: 'toolRunner'; stop: 'innerStopEvaluator'; compactor: 'compactor' },
+  },
+  actors: {
+    modelCaller: fromCallback<ModelCallRequest, TurnServiceInput>(() => notProvided('modelCaller')),
+    toolRunner: fromCallback<ToolRunRequest, TurnServiceInput>(() => notProvided('toolRunner')),
+    innerStopEvaluator: fromCallback<StopEvaluateRequest, TurnServiceInput>(() => notProvided('innerStopEvaluator')),
+    compactor: fromPromise<readonly Message[], CompactorInput>(async () => notProvided('compactor')),
+  },
+  actions: {
+    report: (_, _event: KernelEventBody) => notProvided('report action'),
+    saveTurnCheckpoint: (_, _checkpoint: TurnCheckpoint) => notProvided('saveTurnCheckpoint action'),
+    /** A service actor failed (it should answer with data instead): end the task `error`. */
+    stopOnServiceError: assign(({ context, event }) => ({
+      stop: { reason: 'error', detail: `internal: ${describe((event as { error?: unknown }).error)}`, at: context.lastAt },
+    })),
+  },
+  guards: {
+    needsCompaction: () => notProvided('needsCompaction guard'),
+  },
+  delays: {
+    taskDeadline: ({ context }) => remainingRuntimeMs(context),
+  },
+});
+
+/** CHECK_STOP decided: close the turn and report it. */
+const closeTurn = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
+  if (event.type !== 'STOP_DECIDED') return;
+  const update = finishTurn(context, event.stop, event.at);
+  queue.assign(update);
+  const finished = update.turns?.[update.turns.length - 1];
+  if (finished === undefined) return;
+  queue({ type: 'report', params: { type: 'turn_end', taskId: context.task.id, taskIndex: context.task.index, turn: finished.turn, result: finished } });
+});
+
+export const turnMachine = turnSetup.createMachine({
+  id: 'turn',
+  context: ({ input }) => initialTurnContext(input),
+  invoke: [
+    { id: 'model', src: 'modelCaller', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: 'stopOnServiceError' } },
+    { id: 'tools', src: 'toolRunner', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: 'stopOnServiceError' } },
+    { id: 'stop', src: 'innerStopEvaluator', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: 'stopOnServiceError' } },
+  ],
+  after: {
+    taskDeadline: { target: '.DONE', actions: assign(({ context }) => ({ stop: deadlineStop(context) })) },
+  },
+  on: {
+    STEER: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'steering', event.message) })) },
+    FOLLOW_UP: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'followUp', event.message) })) },
+    CLEAR_QUEUE: { actions: assign(({ context, event }) => ({ queues: clearQueue(context.queues, event.queue) })) },
+    CANCEL: { target: '.DONE', actions: assign(({ event }) => ({ stop: event.stop })) },
+    CHECKPOINT_FAILED: {
+      target: '.DONE',
+      actions: assign(({ event }) => ({ stop: { reason: 'error', detail: `checkpoint failed: ${event.message}`, at: event.at } })),
+    },
+  },
+  initial: 'TURN_INIT',
+  states: {
+    TURN_INIT: {
+      entry: [
+        assign(({ context }) => beginTurn(context)),
+        {
+          type: 'report',
+          params: ({ context }) => ({ type: 'turn_start', taskId: context.task.id, taskIndex: context.task.index, turn: context.turn }),
+        },
+        enqueueActions(({ context, check, enqueue: queue }) => {
+          if (!check('needsCompaction')) return;
+          queue.assign({ compacting: true });
+          queue.spawnChild('compactor', { id: 'compactor', input: { ...serviceInput(context), messages: context.messages, turn: context.turn } });
+        }),
+      ],
+      always: { guard: ({ context }) => context.compacting !== true, target: 'PLAN' },
+      on: {
+        'xstate.done.actor.compactor': {
+          target: 'PLAN',
+          actions: assign(({ event }) => ({ messages: event.output, compacting: false })),
+        },
+        'xstate.error.actor.compactor': {
+          target: 'CHECK_STOP',
+          actions: assign(({ event }) => ({
+            compacting: false,
+            failure: { scope: 'compactor', message: describe(event.error) },
+          })),
+        },
+      },
+    },
+    PLAN: {
+      entry: sendTo('model', ({ context }) => ({
+        type: 'model.call',
+        messages: context.messages,
+        turn: context.turn,
+        wrapUp: context.current.wrapUp,
+        callIndex: context.modelCallIndex,
+      })),
+      on: {
+        MODEL_DONE: [
+          { guard: ({ context }) => context.current.wrapUp, target: 'DONE', actions: assign(({ context, event }) => recordWrapUp(context, event.result, event.at)) },
+          { guard: ({ event }) => hasToolCalls(event.result), target: 'ACT', actions: assign(({ context, event }) => recordModelResult(context, event.result, event.at)) },
+          { target: 'CHECK_STOP', actions: assign(({ context, event }) => recordModelResult(context, event.result, event.at)) },
+        ],
+      },
+    },
+    ACT: {
+      entry: sendTo('tools', ({ context }) => {
+        const result = context.current.result;
+        return {
+          type: 'tools.run',
+          turn: context.turn,
+          calls: result?.type === 'response' ? result.toolCalls : [],
+          slots: Math.max(0, context.task.bounds.maxToolCalls - context.toolCalls),
+          spent: {
+            tokens: context.budget.tokensBefore + context.usage.inputTokens + context.usage.outputTokens,
+            costUsd: context.budget.costBefore + context.costUsd,
+          },
+        };
+      }),
+      on: {
+        TOOLS_DONE: { target: 'OBSERVE', actions: assign(({ context, event }) => observeToolResults(context, event.results, event.at)) },
+        TOOLS_FAILED: {
+          target: 'OBSERVE',
+          actions: assign(({ context, event }) => ({ ...observeToolResults(context, event.results, event.at), failure: event.failure })),
+        },
+      },
+    },
+    OBSERVE: {
+      always: 'CHECK_STOP',
+    },
+    CHECK_STOP: {
+      entry: sendTo('stop', ({ context }) => ({ type: 'stop.evaluate', state: stopState(context) })),
+      on: {
+        STOP_DECIDED: [
+          {
+            guard: ({ context, event }) =>
+              event.stop !== undefined && context.settings.wrapUpOnBound && WRAP_UP_REASONS.has(event.stop.reason),
+            target: 'PLAN',
+            actions: [closeTurn, assign(({ context }) => beginWrapUp(context))],
+          },
+          {
+            guard: ({ event }) => event.stop !== undefined,
+            target: 'DONE',
+            actions: closeTurn,
+          },
+          {
+            target: 'NEXT_TURN',
+            actions: closeTurn,
+          },
+        ],
+      },
+    },
+    NEXT_TURN: {
+      entry: [
+        assign(({ context }) => ({
+          resumePoint: { progress: progressOf(context), queues: context.queues, delivered: context.delivered, modelCallIndex: context.modelCallIndex },
+        })),
+        {
+          type: 'saveTurnCheckpoint',
+          params: ({ context }) => ({ runId: context.runId, task: context.task, point: context.resumePoint }),
+        },
+      ],
+      always: 'TURN_INIT',
+    },
+    DONE: {
+      type: 'final',
+    },
+  },
+  output: ({ context }) => finalizeTask(context, context.lastAt),
+});
+
+function serviceInput(context: TurnContext): TurnServiceInput {
+  return { runId: context.runId, taskId: context.task.id, taskIndex: context.task.index };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export type TurnMachine = typeof turnMachine;

@@ -1,0 +1,239 @@
+/**
+ * The outer loop: one workflow run, one task at a time.
+ *
+ *   INIT → TASK_SELECT → TASK_EXECUTE → CHECKPOINT → NEXT_TASK → (TASK_SELECT | DONE)
+ *
+ * A pure definition. TASK_SELECT asks the task source for the next task (a fixed list or a
+ * planner), then the policy gate; TASK_EXECUTE invokes the turn machine; CHECKPOINT invokes the
+ * checkpoint actor; NEXT_TASK invokes the outer stop evaluator. All of them, and `report`, are
+ * supplied by the composition root (src/kernel/provide-machines.ts).
+ * The session deadline is a delayed transition on the whole machine: it cancels the running task.
+ */
+import { assign, fromPromise, sendTo, setup } from 'xstate';
+import type { KernelEventBody } from '../src/contracts/events.js';
+import type { TurnOutput } from '../src/contracts/turn-protocol.js';
+import type {
+  CheckpointInput,
+  GateDecision,
+  OuterStopInput,
+  OuterStopOutput,
+  TaskGateInput,
+  TaskSourceInput,
+  TaskSourceOutput,
+  WorkflowContext,
+  WorkflowEvent,
+  WorkflowInput,
+  WorkflowOutput,
+} from '../src/contracts/workflow-protocol.js';
+import { clearQueue, enqueue } from '../src/contracts/queues.js';
+import {
+  initialWorkflowContext,
+  progressOf,
+  recordTask,
+  remainingSessionMs,
+  sessionDeadlineStop,
+  turnInputFor,
+  workflowOutput,
+} from '../src/loop/workflow-reducers.js';
+import { turnMachine } from './turn.machine.js';
+
+function notProvided(name: string): never {
+  throw new Error(`${name} not provided: supply it with workflowMachine.provide() from the composition root`);
+}
+
+const workflowSetup = setup({
+  types: {
+    context: {} as WorkflowContext,
+    input: {} as WorkflowInput,
+    output: {} as WorkflowOutput,
+    events: {} as WorkflowEvent,
+    children: {} as { task: 'taskLoop' },
+  },
+  actors: {
+    taskSource: fromPromise<TaskSourceOutput, TaskSourceInput>(async () => notProvided('taskSource')),
+    policyGate: fromPromise<GateDecision, TaskGateInput>(async () => notProvided('policyGate')),
+    taskLoop: turnMachine,
+    checkpointer: fromPromise<{ at: number }, CheckpointInput>(async () => notProvided('checkpointer')),
+    outerStopEvaluator: fromPromise<OuterStopOutput, OuterStopInput>(async () => notProvided('outerStopEvaluator')),
+  },
+  actions: {
+    report: (_, _event: KernelEventBody) => notProvided('report action'),
+    /** An actor failed instead of answering with data: end the run `error`, naming which. */
+    fail: assign(({ context }, params: { detail: string }) => ({
+      stop: { reason: 'error' as const, detail: params.detail, at: context.lastAt },
+    })),
+  },
+  delays: {
+    sessionDeadline: ({ context }) => remainingSessionMs(context),
+  },
+});
+
+const taskRunning = ({ context }: { context: WorkflowContext }) =>
+  context.stop === undefined && context.pendingStop === undefined && context.active !== undefined;
+const idle = ({ context }: { context: WorkflowContext }) => context.stop === undefined && context.pendingStop === undefined;
+
+/** A cancel or the session deadline: a running task is cancelled and reports back; otherwise stop now. */
+const cancelTask = workflowSetup.sendTo('task', ({ context }) => ({ type: 'CANCEL', stop: context.pendingStop! }));
+
+export const workflowMachine = workflowSetup.createMachine({
+  id: 'workflow',
+  context: ({ input }) => initialWorkflowContext(input),
+  after: {
+    sessionDeadline: [
+      { guard: taskRunning, actions: [assign(({ context }) => ({ pendingStop: sessionDeadlineStop(context) })), cancelTask] },
+      { guard: idle, target: '.DONE', actions: assign(({ context }) => ({ stop: sessionDeadlineStop(context) })) },
+    ],
+  },
+  on: {
+    ABORT: [
+      { guard: taskRunning, actions: [assign(({ event }) => ({ pendingStop: event.stop })), cancelTask] },
+      { guard: idle, target: '.DONE', actions: assign(({ event }) => ({ stop: event.stop })) },
+    ],
+    STEER: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'steering', event.message) })) },
+    FOLLOW_UP: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'followUp', event.message) })) },
+    CLEAR_QUEUE: { actions: assign(({ context, event }) => ({ queues: clearQueue(context.queues, event.queue) })) },
+  },
+  initial: 'INIT',
+  states: {
+    INIT: {
+      always: [{ guard: ({ context }) => context.active !== undefined, target: 'TASK_EXECUTE' }, { target: 'TASK_SELECT' }],
+    },
+    TASK_SELECT: {
+      initial: 'PICK',
+      states: {
+        PICK: {
+          invoke: {
+            src: 'taskSource',
+            input: ({ context }) => ({ runId: context.runId, results: context.results, metrics: context.metrics, strategy: context.strategy }),
+            onDone: [
+              {
+                guard: ({ event }) => event.output.kind === 'stop',
+                target: '#workflow.DONE',
+                actions: assign(({ event }) => ({ stop: (event.output as Extract<TaskSourceOutput, { kind: 'stop' }>).stop, strategy: event.output.strategy })),
+              },
+              {
+                target: 'GATE',
+                actions: assign(({ event }) => {
+                  const output = event.output as Extract<TaskSourceOutput, { kind: 'task' }>;
+                  return { active: output.active, strategy: output.strategy };
+                }),
+              },
+            ],
+            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `task source failed: ${describe(event.error)}` }) } },
+          },
+        },
+        GATE: {
+          invoke: {
+            src: 'policyGate',
+            input: ({ context }) => ({ runId: context.runId, task: context.active!.task, metrics: context.metrics }),
+            onDone: [
+              {
+                guard: ({ event }) => event.output.decision === 'allow',
+                target: '#workflow.TASK_EXECUTE',
+                actions: assign(({ event }) => ({ lastAt: event.output.at })),
+              },
+              {
+                target: '#workflow.DONE',
+                actions: assign(({ event }) => ({
+                  stop: (event.output as Extract<GateDecision, { stop: unknown }>).stop,
+                  active: undefined,
+                  lastAt: event.output.at,
+                })),
+              },
+            ],
+            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `policy gate failed: ${describe(event.error)}` }) } },
+          },
+        },
+      },
+    },
+    TASK_EXECUTE: {
+      entry: {
+        type: 'report',
+        params: ({ context }) => ({
+          type: 'task_start',
+          taskId: context.active!.task.id,
+          taskIndex: context.active!.task.index,
+          description: context.active!.task.description,
+        }),
+      },
+      invoke: {
+        id: 'task',
+        src: 'taskLoop',
+        input: ({ context }) => turnInputFor(context, context.active!),
+        onDone: {
+          target: 'CHECKPOINT',
+          actions: [
+            assign(({ context, event }) => recordTask(context, event.output as TurnOutput)),
+            {
+              type: 'report',
+              params: ({ event }) => {
+                const { result } = event.output as TurnOutput;
+                return {
+                  type: 'task_end',
+                  taskId: result.taskId,
+                  taskIndex: result.index,
+                  stop: result.stop,
+                  counters: {
+                    turns: result.turnCount,
+                    toolCalls: result.toolCalls,
+                    inputTokens: result.usage.inputTokens,
+                    outputTokens: result.usage.outputTokens,
+                    costUsd: result.costUsd,
+                    runtimeMs: result.runtimeMs,
+                  },
+                };
+              },
+            },
+          ],
+        },
+        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `internal: task loop failed: ${describe(event.error)}` }) } },
+      },
+      on: {
+        STEER: { actions: [assign(({ context, event }) => ({ queues: enqueue(context.queues, 'steering', event.message) })), sendTo('task', ({ event }) => event)] },
+        FOLLOW_UP: { actions: [assign(({ context, event }) => ({ queues: enqueue(context.queues, 'followUp', event.message) })), sendTo('task', ({ event }) => event)] },
+        CLEAR_QUEUE: { actions: [assign(({ context, event }) => ({ queues: clearQueue(context.queues, event.queue) })), sendTo('task', ({ event }) => event)] },
+      },
+    },
+    CHECKPOINT: {
+      invoke: {
+        src: 'checkpointer',
+        input: ({ context }) => ({ runId: context.runId, progress: progressOf(context), task: context.results[context.results.length - 1]! }),
+        onDone: [
+          { guard: ({ context }) => context.pendingStop !== undefined, target: 'DONE', actions: assign(({ context }) => ({ stop: context.pendingStop })) },
+          { target: 'NEXT_TASK', actions: assign(({ event }) => ({ lastAt: event.output.at })) },
+        ],
+        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `checkpoint failed: ${describe(event.error)}` }) } },
+      },
+    },
+    NEXT_TASK: {
+      invoke: {
+        src: 'outerStopEvaluator',
+        input: ({ context }) => ({
+          runId: context.runId,
+          bounds: context.bounds,
+          results: context.results,
+          metrics: context.metrics,
+          settings: context.settings,
+          strategy: context.strategy,
+          elapsedBeforeMs: context.elapsedBeforeMs,
+          startedAt: context.startedAt,
+        }),
+        onDone: [
+          { guard: ({ event }) => event.output.stop !== undefined, target: 'DONE', actions: assign(({ event }) => ({ stop: event.output.stop, lastAt: event.output.at })) },
+          { target: 'TASK_SELECT', actions: assign(({ event }) => ({ lastAt: event.output.at })) },
+        ],
+        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `outer stop evaluator failed: ${describe(event.error)}` }) } },
+      },
+    },
+    DONE: {
+      type: 'final',
+    },
+  },
+  output: ({ context }) => workflowOutput(context),
+});
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export type WorkflowMachine = typeof workflowMachine;

@@ -1,0 +1,88 @@
+import type { FinishReason } from './model.js';
+import type { StopCondition } from './stop.js';
+import type { TurnResult, WorkflowMetrics } from './results.js';
+import type { Usage } from './usage.js';
+
+/** Counters of one task at the moment it stopped. */
+export interface TaskCounters {
+  readonly turns: number;
+  readonly toolCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly runtimeMs: number;
+}
+
+interface TaskScoped {
+  readonly taskId: string;
+  readonly taskIndex: number;
+}
+
+interface TurnScoped extends TaskScoped {
+  readonly turn: number;
+}
+
+export type PolicySubject = 'task' | 'tool';
+
+/**
+ * Every event the kernel emits, before the sink stamps `runId`, `seq` and `at`.
+ * Event names pair as start/update/end; tool events pair by `toolCallId`.
+ */
+export type KernelEventBody =
+  | { readonly type: 'workflow_start'; readonly tasks: readonly { readonly id: string; readonly description: string }[]; readonly resumed: boolean }
+  | { readonly type: 'workflow_end'; readonly stop: StopCondition; readonly metrics: WorkflowMetrics }
+  | ({ readonly type: 'task_start'; readonly description: string } & TaskScoped)
+  | ({ readonly type: 'task_end'; readonly stop: StopCondition; readonly counters: TaskCounters } & TaskScoped)
+  | ({ readonly type: 'turn_start' } & TurnScoped)
+  | ({ readonly type: 'turn_end'; readonly result: TurnResult } & TurnScoped)
+  | ({ readonly type: 'message_start'; readonly wrapUp: boolean } & TurnScoped)
+  | ({ readonly type: 'message_update'; readonly delta: string } & TurnScoped)
+  | ({
+      readonly type: 'message_end';
+      readonly text: string;
+      readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly args: unknown }[];
+      readonly usage: Usage;
+      readonly costUsd: number;
+      readonly finishReason: FinishReason | 'error';
+    } & TurnScoped)
+  | ({ readonly type: 'tool_execution_start'; readonly toolCallId: string; readonly name: string; readonly args: unknown } & TurnScoped)
+  | ({ readonly type: 'tool_execution_update'; readonly toolCallId: string; readonly name: string; readonly progress: unknown } & TurnScoped)
+  | ({
+      readonly type: 'tool_execution_end';
+      readonly toolCallId: string;
+      readonly name: string;
+      readonly result: unknown;
+      readonly isError: boolean;
+      readonly executed: boolean;
+      readonly replayed: boolean;
+      readonly durationMs: number;
+    } & TurnScoped)
+  | { readonly type: 'checkpoint_saved'; readonly kind: 'task' | 'turn'; readonly taskId: string; readonly taskIndex: number; readonly turn?: number }
+  | {
+      readonly type: 'policy_decision';
+      readonly subject: PolicySubject;
+      readonly taskId: string;
+      readonly taskIndex: number;
+      readonly toolCallId?: string;
+      readonly toolName?: string;
+      readonly decision: 'allow' | 'deny' | 'require_approval';
+      readonly reason: string;
+      readonly approvalId?: string;
+    }
+  | { readonly type: 'error'; readonly scope: ErrorScope; readonly message: string; readonly taskId?: string; readonly taskIndex?: number }
+  | { readonly type: 'warning'; readonly message: string; readonly taskId?: string; readonly taskIndex?: number };
+
+export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'policy' | 'stop_evaluator' | 'compactor' | 'internal';
+
+export interface EventStamp {
+  readonly runId: string;
+  /** Strictly increasing per run, across resumes. */
+  readonly seq: number;
+  /** Epoch milliseconds from the injected clock. */
+  readonly at: number;
+}
+
+type Stamped<T> = T extends unknown ? T & EventStamp : never;
+
+export type KernelEvent = Stamped<KernelEventBody>;
+export type KernelEventType = KernelEvent['type'];

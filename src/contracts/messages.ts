@@ -1,0 +1,40 @@
+/** The transcript format the kernel keeps and every model adapter translates from. */
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+export interface SystemMessage {
+  readonly role: 'system';
+  readonly content: string;
+}
+
+/** Where a user message came from: the task itself, a steer, a follow-up, or the wrap-up request. */
+export type UserMessageSource = 'task' | 'steering' | 'follow_up' | 'wrap_up' | 'ephemeral';
+
+export interface UserMessage {
+  readonly role: 'user';
+  readonly content: string;
+  readonly source?: UserMessageSource;
+}
+
+export interface AssistantMessage {
+  readonly role: 'assistant';
+  readonly content: string;
+  readonly toolCalls?: readonly ToolCall[];
+}
+
+export interface ToolMessage {
+  readonly role: 'tool';
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/** One tool call requested by the model. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** Parsed arguments. `undefined` when `argumentsError` is set. */
+  readonly args: unknown;
+  /** Set by a model adapter when the raw arguments were not valid JSON; the tool then gets an error result. */
+  readonly argumentsError?: string;
+}

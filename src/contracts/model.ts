@@ -1,0 +1,61 @@
+import type { Message, ToolCall } from './messages.js';
+import type { Usage } from './usage.js';
+
+/** What the model sees of a tool: its name, description and JSON Schema (from zod). */
+export interface ToolDescriptor {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+export interface ModelRequest {
+  /** The transcript as this call sees it (after `transformContext` and ephemeral messages). */
+  readonly messages: readonly Message[];
+  /** Empty for the wrap-up call, which asks for a final answer without tools. */
+  readonly tools: readonly ToolDescriptor[];
+  /** Aborts when the task or session deadline fires or the caller cancels. Adapters must honour it. */
+  readonly signal: AbortSignal;
+  /**
+   * How many calls this model has answered earlier in the run, restored on resume.
+   * Deterministic models (the scripted model) use it instead of a private counter.
+   */
+  readonly callIndex: number;
+  /** Streams text as it arrives; the kernel turns each delta into a `message_update` event. */
+  readonly onTextDelta: (delta: string) => void;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter';
+
+export interface ModelResponse {
+  readonly type: 'response';
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly usage: Usage;
+  /** Cost of this call in USD when the adapter knows its pricing; 0 otherwise. */
+  readonly costUsd: number;
+  readonly finishReason: FinishReason;
+  /** Non-fatal notes (e.g. output truncated by `length`); each becomes a `warning` event. */
+  readonly warnings?: readonly string[];
+}
+
+/** A failed call, as data. `code` is a stable snake_case identifier (e.g. `auth_failed`, `rate_limited`). */
+export interface ModelFailure {
+  readonly type: 'failure';
+  readonly code: string;
+  readonly message: string;
+  /** Usage already spent before the failure, when known. */
+  readonly usage?: Usage;
+}
+
+export type ModelResult = ModelResponse | ModelFailure;
+
+/**
+ * The model port. `call` should resolve to a `ModelFailure` rather than reject; the kernel
+ * still turns a rejection into a failure, so a buggy adapter ends the task `error`, never the process.
+ */
+export interface Model {
+  /** Provider name for logs and the audit (e.g. `openai`, `scripted`). */
+  readonly provider: string;
+  readonly modelId: string;
+  call(request: ModelRequest): Promise<ModelResult>;
+}

@@ -1,0 +1,37 @@
+/** A steering or follow-up message waiting to be delivered; `id` is unique per run. */
+export interface QueuedMessage {
+  readonly id: number;
+  readonly content: string;
+}
+
+export interface MessageQueues {
+  readonly steering: readonly QueuedMessage[];
+  readonly followUp: readonly QueuedMessage[];
+}
+
+export type QueueName = 'steering' | 'followUp' | 'all';
+
+/** `one-at-a-time` delivers the oldest message per turn; `all` delivers every queued message at once. */
+export type DeliveryMode = 'one-at-a-time' | 'all';
+
+export const EMPTY_QUEUES: MessageQueues = Object.freeze({ steering: [], followUp: [] });
+
+export function withoutIds(queues: MessageQueues, ids: ReadonlySet<number>): MessageQueues {
+  if (ids.size === 0) return queues;
+  return {
+    steering: queues.steering.filter((message) => !ids.has(message.id)),
+    followUp: queues.followUp.filter((message) => !ids.has(message.id)),
+  };
+}
+
+export function clearQueue(queues: MessageQueues, name: QueueName): MessageQueues {
+  if (name === 'all') return EMPTY_QUEUES;
+  return name === 'steering' ? { ...queues, steering: [] } : { ...queues, followUp: [] };
+}
+
+export function enqueue(queues: MessageQueues, name: 'steering' | 'followUp', message: QueuedMessage): MessageQueues {
+  if (queues[name].some((queued) => queued.id === message.id)) return queues;
+  return name === 'steering'
+    ? { ...queues, steering: [...queues.steering, message] }
+    : { ...queues, followUp: [...queues.followUp, message] };
+}

@@ -1,0 +1,68 @@
+import type { StopCondition } from './stop.js';
+import type { Usage } from './usage.js';
+
+export interface TurnToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly args: unknown;
+  readonly result: unknown;
+  readonly isError: boolean;
+}
+
+export interface TurnResult {
+  /** 1-based turn number within the task. */
+  readonly turn: number;
+  readonly assistantText: string;
+  readonly toolCalls: readonly TurnToolCall[];
+  /** Set on the turn that ended the task. */
+  readonly stop?: StopCondition;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly runtimeMs: number;
+}
+
+export interface TaskResult {
+  readonly taskId: string;
+  /** 0-based position in the workflow. */
+  readonly index: number;
+  readonly description: string;
+  readonly stop: StopCondition;
+  readonly turns: readonly TurnResult[];
+  readonly turnCount: number;
+  /** Tool calls that used a slot of the tool-call bound (executed or refused after the bound check). */
+  readonly toolCalls: number;
+  /** The final assistant text: the wrap-up answer when there was one, else the last turn's text. */
+  readonly output: string;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly runtimeMs: number;
+  /** The extra tool-less call made by `wrapUpOnBound`; recorded, not counted as a turn. */
+  readonly wrapUp?: TurnResult;
+}
+
+export interface WorkflowMetrics {
+  readonly workflowSteps: number;
+  readonly turns: number;
+  readonly toolCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly runtimeMs: number;
+}
+
+export interface WorkflowResult {
+  readonly runId: string;
+  readonly stop: StopCondition;
+  readonly tasks: readonly TaskResult[];
+  readonly metrics: WorkflowMetrics;
+}
+
+export const EMPTY_METRICS: WorkflowMetrics = Object.freeze({
+  workflowSteps: 0,
+  turns: 0,
+  toolCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+  runtimeMs: 0,
+});

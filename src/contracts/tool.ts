@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+
+export type ToolExecutionMode = 'sequential' | 'parallel';
+
+/** What a tool's `execute` receives beside its validated arguments. */
+export interface ToolExecutionContext {
+  /** Aborts on the tool's own timeout, the task or session deadline, or cancellation. */
+  readonly signal: AbortSignal;
+  readonly toolCallId: string;
+  readonly runId: string;
+  readonly taskId: string;
+  /** Reports progress; each call becomes a `tool_execution_update` event. */
+  readonly update: (progress: unknown) => void;
+}
+
+const TERMINATE = Symbol.for('dualloop.terminate');
+
+/** A tool return value that also asks the task to end (`tool_terminated` when every call of the turn asks). */
+export interface TerminatingOutput {
+  readonly [TERMINATE]: true;
+  readonly value: unknown;
+}
+
+/** Wraps a tool's return value to ask the kernel to end the task after this turn. */
+export function terminate(value: unknown): TerminatingOutput {
+  return { [TERMINATE]: true, value };
+}
+
+export function isTerminatingOutput(value: unknown): value is TerminatingOutput {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TERMINATE] === true;
+}
+
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Schema;
+  /**
+   * Runs the tool. It may throw or reject: the error becomes an error result the model sees.
+   * Return any JSON-serialisable value, or `terminate(value)` to end the task after this turn.
+   */
+  readonly execute: (args: z.output<Schema>, context: ToolExecutionContext) => unknown;
+  /** Per-call timeout; when it passes the call's signal aborts and the model sees a timeout error. */
+  readonly timeoutMs?: number;
+  /** `parallel` tools may run together in `batch` mode; default `sequential`. */
+  readonly executionMode?: ToolExecutionMode;
+}
+
+/** A tool after `defineTool`: validated once, with its JSON Schema computed once. */
+export interface Tool<Schema extends z.ZodType = z.ZodType> extends ToolDefinition<Schema> {
+  readonly jsonSchema: Readonly<Record<string, unknown>>;
+}
+
+/** The outcome of one tool call, as recorded (keyed by `toolCallId`) and replayed on resume. */
+export interface ToolResult {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: unknown;
+  /** The JSON value returned by the tool, or the error message when `isError`. */
+  readonly result: unknown;
+  readonly isError: boolean;
+  /** The tool asked to end the task. */
+  readonly terminate: boolean;
+  /** What the model sees: the result as text (JSON unless the tool returned a string). */
+  readonly content: string;
+  /** False when the call was refused before running (bound, unknown tool, invalid arguments, policy, hook). */
+  readonly executed: boolean;
+  /** False only for calls refused because the tool-call bound was already used up. */
+  readonly usedSlot: boolean;
+  /** True when this result was read back from the store instead of running the tool again. */
+  readonly replayed?: boolean;
+  /** Set when a policy gate refused the call or asked for approval (the call did not run). */
+  readonly policy?: {
+    readonly decision: 'deny' | 'require_approval';
+    readonly reason: string;
+    readonly halt?: boolean;
+    readonly approvalId?: string;
+  };
+}

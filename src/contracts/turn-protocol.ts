@@ -1,0 +1,189 @@
+/**
+ * The protocol between the turn machine (machines/turn.machine.ts) and the services the
+ * composition root provides to it. The machine only holds data; every effect answers with an event.
+ */
+import type { InnerBounds } from './bounds.js';
+import type { Message } from './messages.js';
+import type { ModelResult } from './model.js';
+import type { DeliveryMode, MessageQueues, QueuedMessage, QueueName } from './queues.js';
+import type { TaskResult, TurnResult } from './results.js';
+import type { StopCondition } from './stop.js';
+import type { ToolResult } from './tool.js';
+import type { Usage } from './usage.js';
+
+export interface TaskSpec {
+  readonly id: string;
+  /** 0-based position in the workflow. */
+  readonly index: number;
+  readonly description: string;
+  readonly bounds: InnerBounds;
+}
+
+export interface TurnSettings {
+  readonly wrapUpOnBound: boolean;
+  readonly steeringMode: DeliveryMode;
+  readonly followUpMode: DeliveryMode;
+}
+
+/** Workflow totals before this task, so that the task can stop on the workflow's budget too. */
+export interface WorkflowBudget {
+  readonly tokensBefore: number;
+  readonly costBefore: number;
+  readonly maxTokens?: number;
+  readonly maxCostUsd?: number;
+}
+
+/** Repeated-call detector state: the key of the last tool call and how many times in a row it came. */
+export interface RepeatState {
+  readonly key: string;
+  readonly count: number;
+}
+
+/** A task's progress, as saved after every turn and restored on resume. */
+export interface TurnProgress {
+  readonly messages: readonly Message[];
+  readonly turns: readonly TurnResult[];
+  readonly toolCalls: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly elapsedMs: number;
+  readonly repeat: RepeatState;
+  /** The last turn produced no tool calls: follow-ups are due at the next turn. */
+  readonly followUpDue: boolean;
+}
+
+/** Where a resume continues a task from: the state after its last completed turn. */
+export interface TaskResumePoint {
+  readonly progress: TurnProgress;
+  readonly queues: MessageQueues;
+  readonly delivered: readonly number[];
+  readonly modelCallIndex: number;
+}
+
+export interface TurnInput {
+  readonly runId: string;
+  readonly task: TaskSpec;
+  readonly settings: TurnSettings;
+  readonly budget: WorkflowBudget;
+  readonly progress: TurnProgress;
+  readonly queues: MessageQueues;
+  readonly modelCallIndex: number;
+  /** Clock time at which this task segment started. */
+  readonly startedAt: number;
+}
+
+/** The turn in progress. */
+export interface CurrentTurn {
+  readonly turn: number;
+  readonly startedAt: number;
+  readonly wrapUp: boolean;
+  readonly result?: ModelResult;
+  readonly toolResults?: readonly ToolResult[];
+}
+
+/** A failure that ends the task `error` at the next CHECK_STOP. */
+export interface PendingFailure {
+  readonly scope: 'model' | 'tool' | 'hook' | 'policy' | 'compactor' | 'checkpoint' | 'stop_evaluator' | 'internal';
+  readonly message: string;
+}
+
+export interface TurnContext {
+  readonly runId: string;
+  readonly task: TaskSpec;
+  readonly settings: TurnSettings;
+  readonly budget: WorkflowBudget;
+  readonly messages: readonly Message[];
+  readonly turns: readonly TurnResult[];
+  readonly turn: number;
+  readonly toolCalls: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly repeat: RepeatState;
+  readonly followUpDue: boolean;
+  readonly queues: MessageQueues;
+  /** Ids of queued messages delivered during this task, so that the workflow drops them. */
+  readonly delivered: readonly number[];
+  readonly modelCallIndex: number;
+  readonly startedAt: number;
+  readonly elapsedBeforeMs: number;
+  /** Clock time of the last event that carried one. */
+  readonly lastAt: number;
+  readonly current: CurrentTurn;
+  readonly failure?: PendingFailure;
+  readonly stop?: StopCondition;
+  readonly wrapUp?: TurnResult;
+  readonly resumePoint: TaskResumePoint;
+}
+
+/** Output of the turn machine: the task's result plus what the workflow must carry forward. */
+export interface TurnOutput {
+  readonly result: TaskResult;
+  readonly delivered: readonly number[];
+  readonly modelCallIndex: number;
+  readonly resumePoint: TaskResumePoint;
+}
+
+// ---- requests the machine sends to its services ----
+
+export interface ModelCallRequest {
+  readonly type: 'model.call';
+  readonly messages: readonly Message[];
+  readonly turn: number;
+  readonly wrapUp: boolean;
+  readonly callIndex: number;
+}
+
+export interface ToolRunRequest {
+  readonly type: 'tools.run';
+  readonly turn: number;
+  readonly calls: NonNullable<Extract<ModelResult, { type: 'response' }>['toolCalls']>;
+  /** Tool-call slots left under `maxToolCalls`; calls beyond them are refused with an error result. */
+  readonly slots: number;
+  /** Tokens and cost spent by the workflow so far, this task included (for policy gates). */
+  readonly spent: { readonly tokens: number; readonly costUsd: number };
+}
+
+/** What the stop evaluator sees at CHECK_STOP. */
+export interface InnerStopState {
+  readonly runId: string;
+  readonly task: TaskSpec;
+  readonly budget: WorkflowBudget;
+  readonly turn: number;
+  readonly toolCalls: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly repeat: RepeatState;
+  readonly elapsedBeforeMs: number;
+  readonly startedAt: number;
+  readonly result?: ModelResult;
+  readonly toolResults?: readonly ToolResult[];
+  readonly failure?: PendingFailure;
+  /** Steering or follow-up messages are waiting: a model that would stop goes on instead. */
+  readonly pendingMessages: boolean;
+  readonly messages: readonly Message[];
+}
+
+export interface StopEvaluateRequest {
+  readonly type: 'stop.evaluate';
+  readonly state: InnerStopState;
+}
+
+// ---- events the machine receives ----
+
+export type TurnEvent =
+  | { readonly type: 'MODEL_DONE'; readonly result: ModelResult; readonly at: number }
+  | { readonly type: 'TOOLS_DONE'; readonly results: readonly ToolResult[]; readonly at: number }
+  | { readonly type: 'TOOLS_FAILED'; readonly failure: PendingFailure; readonly results: readonly ToolResult[]; readonly at: number }
+  | { readonly type: 'STOP_DECIDED'; readonly stop: StopCondition | undefined; readonly at: number }
+  | { readonly type: 'CHECKPOINT_FAILED'; readonly message: string; readonly at: number }
+  | { readonly type: 'STEER'; readonly message: QueuedMessage }
+  | { readonly type: 'FOLLOW_UP'; readonly message: QueuedMessage }
+  | { readonly type: 'CLEAR_QUEUE'; readonly queue: QueueName }
+  | { readonly type: 'CANCEL'; readonly stop: StopCondition };
+
+/** Data for the per-turn checkpoint written at NEXT_TURN. */
+export interface TurnCheckpoint {
+  readonly runId: string;
+  readonly task: TaskSpec;
+  readonly point: TaskResumePoint;
+}

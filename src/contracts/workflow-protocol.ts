@@ -1,0 +1,128 @@
+/**
+ * The protocol between the workflow machine (machines/workflow.machine.ts) and the actors the
+ * composition root provides to it.
+ */
+import type { OuterBounds } from './bounds.js';
+import type { MessageQueues, QueuedMessage, QueueName } from './queues.js';
+import type { TaskResult, WorkflowMetrics } from './results.js';
+import type { StopCondition } from './stop.js';
+import type { TaskResumePoint, TaskSpec, TurnSettings } from './turn-protocol.js';
+
+export type OnTaskStop = 'halt' | 'continue';
+
+export interface WorkflowSettings {
+  readonly onTaskStop: OnTaskStop;
+  readonly turn: TurnSettings;
+}
+
+/** A task that was cut and continues from its last completed turn (resume). */
+export interface ActiveTask {
+  readonly task: TaskSpec;
+  readonly point: TaskResumePoint;
+}
+
+/** Everything a resume continues from; also what a fresh run starts from (empty). */
+export interface WorkflowProgress {
+  readonly results: readonly TaskResult[];
+  readonly metrics: WorkflowMetrics;
+  readonly queues: MessageQueues;
+  readonly modelCallIndex: number;
+  readonly elapsedMs: number;
+  readonly active?: ActiveTask;
+  /** Strategy state (plans, replans used); opaque to the machine. */
+  readonly strategy?: unknown;
+}
+
+export interface WorkflowInput {
+  readonly runId: string;
+  readonly bounds: OuterBounds;
+  readonly settings: WorkflowSettings;
+  readonly progress: WorkflowProgress;
+  /** Clock time at which this run segment started. */
+  readonly startedAt: number;
+}
+
+export interface WorkflowContext {
+  readonly runId: string;
+  readonly bounds: OuterBounds;
+  readonly settings: WorkflowSettings;
+  readonly results: readonly TaskResult[];
+  readonly metrics: WorkflowMetrics;
+  readonly queues: MessageQueues;
+  readonly modelCallIndex: number;
+  readonly startedAt: number;
+  readonly elapsedBeforeMs: number;
+  readonly strategy?: unknown;
+  /** The task picked at TASK_SELECT, or restored on resume. */
+  readonly active?: ActiveTask;
+  /** Set by the last finished task when it did not complete, for the checkpoint. */
+  readonly halted?: ActiveTask;
+  /** A cancel or deadline that arrived while a task ran; the workflow ends with it. */
+  readonly pendingStop?: StopCondition;
+  readonly stop?: StopCondition;
+  /** Clock time carried by the last actor output or event. */
+  readonly lastAt: number;
+}
+
+export interface WorkflowOutput {
+  readonly stop: StopCondition;
+  readonly results: readonly TaskResult[];
+  readonly metrics: WorkflowMetrics;
+  readonly queues: MessageQueues;
+  readonly modelCallIndex: number;
+  readonly halted?: ActiveTask;
+  readonly strategy?: unknown;
+}
+
+// ---- actor inputs and outputs ----
+
+export interface TaskSourceInput {
+  readonly runId: string;
+  readonly results: readonly TaskResult[];
+  readonly metrics: WorkflowMetrics;
+  readonly strategy?: unknown;
+}
+
+/** The next task, or why there is none. `strategy` is the strategy's updated state. */
+export type TaskSourceOutput =
+  | { readonly kind: 'task'; readonly active: ActiveTask; readonly strategy?: unknown }
+  | { readonly kind: 'stop'; readonly stop: StopCondition; readonly strategy?: unknown };
+
+export interface TaskGateInput {
+  readonly runId: string;
+  readonly task: TaskSpec;
+  readonly metrics: WorkflowMetrics;
+}
+
+/** `at`: clock time of the decision; the task's clock starts there. */
+export type GateDecision =
+  | { readonly decision: 'allow'; readonly at: number }
+  | { readonly decision: 'deny' | 'require_approval'; readonly stop: StopCondition; readonly at: number };
+
+export interface CheckpointInput {
+  readonly runId: string;
+  readonly progress: WorkflowProgress;
+  readonly task: TaskResult;
+}
+
+export interface OuterStopInput {
+  readonly runId: string;
+  readonly bounds: OuterBounds;
+  readonly results: readonly TaskResult[];
+  readonly metrics: WorkflowMetrics;
+  readonly settings: WorkflowSettings;
+  readonly strategy?: unknown;
+  readonly elapsedBeforeMs: number;
+  readonly startedAt: number;
+}
+
+export interface OuterStopOutput {
+  readonly stop?: StopCondition;
+  readonly at: number;
+}
+
+export type WorkflowEvent =
+  | { readonly type: 'ABORT'; readonly stop: StopCondition }
+  | { readonly type: 'STEER'; readonly message: QueuedMessage }
+  | { readonly type: 'FOLLOW_UP'; readonly message: QueuedMessage }
+  | { readonly type: 'CLEAR_QUEUE'; readonly queue: QueueName };

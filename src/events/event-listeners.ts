@@ -1,0 +1,43 @@
+import type { KernelEvent } from '../contracts/events.js';
+import type { CheckpointStore } from '../contracts/store.js';
+import { describeError } from '../errors.js';
+import type { KernelLogger } from '../kernel/options.js';
+import { PINO_REDACT_PATHS, REDACTED, redactSecrets } from '../logging/redact.js';
+import type { EventListener } from './event-sink.js';
+
+const NOISY = new Set<KernelEvent['type']>(['message_update', 'tool_execution_update']);
+
+/**
+ * One JSON line per event on a child of the given pino logger, secrets redacted twice over
+ * (pino `redact` paths and value masking). Streaming updates log at `debug`, errors at `error`,
+ * warnings at `warn`, everything else at `info`.
+ */
+export function loggerListener(logger: KernelLogger, runId: string): EventListener {
+  const log = logger.child({ runId }, { redact: { paths: PINO_REDACT_PATHS, censor: REDACTED } });
+  return (event) => {
+    const line = { event: redactSecrets(event) };
+    if (event.type === 'error') log.error(line, event.type);
+    else if (event.type === 'warning') log.warn(line, event.type);
+    else if (NOISY.has(event.type)) log.debug(line, event.type);
+    else log.info(line, event.type);
+  };
+}
+
+/** Appends every event to the store's log; the first failure stops the run `error`. */
+export function storeListener(store: CheckpointStore, fail: (detail: string) => void): EventListener {
+  let failed = false;
+  const onError = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    fail(`event log write failed: ${describeError(error)}`);
+  };
+  return (event) => {
+    if (failed) return;
+    try {
+      const pending = store.appendEvent(redactSecrets(event));
+      if (pending instanceof Promise) pending.catch(onError);
+    } catch (error) {
+      onError(error);
+    }
+  };
+}

@@ -1,0 +1,48 @@
+// The public API of dualloop. Named exports only; DESIGN.md section 3 is the contract.
+export { runWorkflow } from './kernel/run-workflow.js';
+export { createKernel } from './kernel/create-kernel.js';
+export type { Kernel, ResumeOptions, StartOptions } from './kernel/create-kernel.js';
+export type { WorkflowRun } from './kernel/workflow-run.js';
+export type { KernelOptions, KernelLogger, InspectObserver, ToolExecution } from './kernel/options.js';
+export type { TaskInput } from './kernel/tasks.js';
+export { systemClock } from './kernel/clock.js';
+export type { Clock } from './kernel/clock.js';
+
+export { defineTool } from './tools/define-tool.js';
+export { terminate } from './contracts/tool.js';
+export type { Tool, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult } from './contracts/tool.js';
+
+export { memoryStore } from './checkpoint/memory-store.js';
+export { keepRecentTurns } from './compaction/keep-recent-turns.js';
+export type { KeepRecentTurnsOptions } from './compaction/keep-recent-turns.js';
+
+export { DEFAULT_BOUNDS } from './contracts/bounds.js';
+export type { Bounds, BoundsOverride, InnerBounds, OuterBounds } from './contracts/bounds.js';
+export { StopReason, isNaturalCompletion, stopPriority } from './contracts/stop.js';
+export type { StopBound, StopCondition } from './contracts/stop.js';
+export type { KernelEvent, KernelEventBody, KernelEventType, TaskCounters } from './contracts/events.js';
+export type { TaskResult, TurnResult, TurnToolCall, WorkflowMetrics, WorkflowResult } from './contracts/results.js';
+export type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from './contracts/messages.js';
+export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, ToolDescriptor } from './contracts/model.js';
+export type { Usage } from './contracts/usage.js';
+export type { ApprovalAnswer, PolicyGate, PolicyVerdict, TaskPolicyRequest, ToolPolicyRequest } from './contracts/policy.js';
+export type {
+  AfterToolCall,
+  BeforeToolCall,
+  BeforeToolCallResult,
+  Compactor,
+  EphemeralMessages,
+  InnerStopEvaluator,
+  InnerStopView,
+  OuterStopEvaluator,
+  OuterStopView,
+  ShouldStopAfterTurn,
+  StopVerdict,
+  ToolInvocation,
+  ToolOutcome,
+  TransformContext,
+} from './contracts/hooks.js';
+export type { CheckpointEnvelope, CheckpointStore, LeaseResult, RunRecord, RunSummary } from './contracts/store.js';
+export type { DeliveryMode } from './contracts/queues.js';
+export { ConfigError, RunError } from './errors.js';
+export type { ConfigIssue } from './errors.js';

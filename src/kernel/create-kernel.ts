@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { ApprovalAnswer } from '../contracts/policy.js';
+import { EMPTY_METRICS } from '../contracts/results.js';
+import { EMPTY_QUEUES } from '../contracts/queues.js';
+import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { ConfigError, RunError } from '../errors.js';
+import { reactStrategy } from '../strategies/react.js';
+import { deriveDeps } from './kernel-deps.js';
+import { launchRun, type KernelInternals } from './launch-run.js';
+import { resolveOptions, type KernelOptions } from './options.js';
+import { optionsDigest } from './options-digest.js';
+import { provideMachines } from './provide-machines.js';
+import { loadResumePlan } from './resume-plan.js';
+import type { RunRegistry } from './run-runtime.js';
+import { normalizeTasks, type TaskInput } from './tasks.js';
+import type { WorkflowRun } from './workflow-run.js';
+
+export interface StartOptions {
+  readonly runId?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface ResumeOptions {
+  readonly signal?: AbortSignal;
+  /** Answers to parked approvals, by approval id (a tool call's id, or `task:<taskId>`). */
+  readonly approvals?: Readonly<Record<string, ApprovalAnswer>>;
+}
+
+export interface Kernel {
+  /** Starts a run of `tasks` (or the tasks given in the options). Throws ConfigError on invalid tasks. */
+  start(tasks?: readonly TaskInput[], options?: StartOptions): WorkflowRun;
+  /** Continues a run from its last checkpoint. Rejects with RunError when it cannot be resumed. */
+  resume(runId: string, options?: ResumeOptions): Promise<WorkflowRun>;
+}
+
+const EMPTY_PROGRESS: WorkflowProgress = { results: [], metrics: EMPTY_METRICS, queues: EMPTY_QUEUES, modelCallIndex: 0, elapsedMs: 0 };
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Validates the options once (throwing one ConfigError naming every bad field, before any side
+ * effect) and provides both machines once. Runs share nothing but the kernel's dependencies.
+ */
+export function createKernel(options: KernelOptions): Kernel {
+  const deps = deriveDeps(resolveOptions(options));
+  const registry: RunRegistry = new Map();
+  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, reactStrategy) };
+  const digest = optionsDigest(options);
+
+  return {
+    start(tasks, startOptions = {}) {
+      const specs = normalizeTasks(tasks ?? deps.tasks, deps.bounds);
+      const runId = startOptions.runId ?? `run-${randomUUID()}`;
+      if (!RUN_ID.test(runId)) {
+        throw new ConfigError({ message: 'Invalid start options', issues: [{ path: 'runId', message: 'must be 1–128 letters, digits, ".", "_" or "-"' }] });
+      }
+      if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
+      const created = deps.store.createRun({ runId, ...(deps.name === undefined ? {} : { name: deps.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() });
+      if (created instanceof Promise) {
+        throw new ConfigError({ message: 'Unsupported store', issues: [{ path: 'store', message: 'createRun must be synchronous for start(); use an embedded store' }] });
+      }
+      return launchRun(internals, {
+        runId,
+        tasks: specs,
+        progress: EMPTY_PROGRESS,
+        resumed: false,
+        approvals: new Map(),
+        lastEventSeq: 0,
+        checkpointSequence: 0,
+        signal: startOptions.signal,
+      });
+    },
+    async resume(runId, resumeOptions = {}) {
+      if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
+      const plan = await loadResumePlan(deps, runId, digest, resumeOptions);
+      return launchRun(internals, { ...plan, progress: plan.progress ?? EMPTY_PROGRESS });
+    },
+  };
+}

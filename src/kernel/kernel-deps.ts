@@ -1,0 +1,31 @@
+import type { Compactor } from '../contracts/hooks.js';
+import type { ToolDescriptor } from '../contracts/model.js';
+import { memoryStore } from '../checkpoint/memory-store.js';
+import { keepRecentTurns } from '../compaction/keep-recent-turns.js';
+import type { CheckpointStore } from '../contracts/store.js';
+import { systemClock, type Clock } from './clock.js';
+import type { ResolvedOptions } from './options.js';
+
+/** Validated options plus what is derived from them once per kernel. */
+export interface KernelDeps extends ResolvedOptions {
+  readonly clock: Clock;
+  readonly compactor: Compactor;
+  /** `memoryStore()` unless one was given. */
+  readonly store: CheckpointStore;
+  readonly toolDescriptors: readonly ToolDescriptor[];
+}
+
+export function deriveDeps(options: ResolvedOptions): KernelDeps {
+  const toolDescriptors = [...options.tools.values()].map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.jsonSchema,
+  }));
+  return {
+    ...options,
+    clock: options.clock ?? systemClock,
+    compactor: options.compactor ?? keepRecentTurns(),
+    store: options.store ?? memoryStore(),
+    toolDescriptors,
+  };
+}

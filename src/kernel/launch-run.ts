@@ -1,0 +1,149 @@
+import { createActor } from 'xstate';
+import type { KernelEvent } from '../contracts/events.js';
+import type { ApprovalAnswer } from '../contracts/policy.js';
+import type { WorkflowResult } from '../contracts/results.js';
+import type { StopCondition } from '../contracts/stop.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+import type { WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { describeError } from '../errors.js';
+import { loggerListener, storeListener } from '../events/event-listeners.js';
+import { EventSink, type EventListener } from '../events/event-sink.js';
+import { EventStream } from '../events/event-stream.js';
+import { redactSecrets } from '../logging/redact.js';
+import type { KernelDeps } from './kernel-deps.js';
+import type { ProvidedWorkflowMachine } from './provide-machines.js';
+import type { RunRegistry, RunRuntime } from './run-runtime.js';
+import type { WorkflowRun } from './workflow-run.js';
+
+/** Everything a run starts from: a fresh start or a resume. */
+export interface LaunchPlan {
+  readonly runId: string;
+  readonly tasks: readonly TaskSpec[];
+  readonly progress: WorkflowProgress;
+  readonly resumed: boolean;
+  readonly approvals: ReadonlyMap<string, ApprovalAnswer>;
+  readonly lastEventSeq: number;
+  readonly checkpointSequence: number;
+  readonly signal: AbortSignal | undefined;
+  /** Reported as `warning` events right after `workflow_start`. */
+  readonly warnings?: readonly string[];
+  /** Called once the run has ended and its result is stored (releases the lease). */
+  readonly onFinish?: () => void | Promise<void>;
+}
+
+export interface KernelInternals {
+  readonly deps: KernelDeps;
+  readonly registry: RunRegistry;
+  readonly machine: ProvidedWorkflowMachine;
+}
+
+/** Starts the workflow actor for a plan and wires its events, result, queues and abort. */
+export function launchRun({ deps, registry, machine }: KernelInternals, plan: LaunchPlan): WorkflowRun {
+  const { runId } = plan;
+  const { clock, store } = deps;
+  const stream = new EventStream();
+  const listeners: EventListener[] = [(event) => stream.push(event)];
+  if (deps.logger !== undefined) listeners.push(loggerListener(deps.logger, runId));
+  let abortWith: (stop: StopCondition) => void = () => undefined;
+  if (store !== undefined) listeners.push(storeListener(store, (detail) => abortWith({ reason: 'error', detail, at: clock.now() })));
+  const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq);
+  const runController = new AbortController();
+
+  const runtime: RunRuntime = {
+    runId,
+    events: sink,
+    tasks: plan.tasks,
+    approvals: plan.approvals,
+    resumed: plan.resumed,
+    store,
+    signal: runController.signal,
+    latestProgress: plan.progress,
+    checkpointSequence: plan.checkpointSequence,
+    emit: (body) => {
+      sink.emit(body);
+    },
+    fail: (detail) => abortWith({ reason: 'error', detail, at: clock.now() }),
+  };
+  registry.set(runId, runtime);
+
+  const startedAt = clock.now();
+  const actor = createActor(machine, {
+    input: {
+      runId,
+      bounds: deps.bounds.outer,
+      settings: {
+        onTaskStop: deps.onTaskStop,
+        turn: { wrapUpOnBound: deps.wrapUpOnBound, steeringMode: deps.steeringMode, followUpMode: deps.followUpMode },
+      },
+      progress: plan.progress,
+      startedAt,
+    },
+    clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
+    ...(deps.inspect === undefined ? {} : { inspect: deps.inspect as never }),
+  });
+  abortWith = (stop) => actor.send({ type: 'ABORT', stop });
+
+  const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });
+
+  const result = new Promise<WorkflowResult>((resolve) => {
+    const finish = async (output: WorkflowOutput) => {
+      for (const signal of abortSignals) signal.removeEventListener('abort', onSignal);
+      runController.abort(new Error('run ended'));
+      const workflowResult: WorkflowResult = {
+        runId,
+        stop: output.stop,
+        tasks: output.results,
+        metrics: { ...output.metrics, runtimeMs: Math.max(output.metrics.runtimeMs, plan.progress.elapsedMs + (clock.now() - startedAt)) },
+      };
+      sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
+      try {
+        if (store !== undefined) await store.saveResult(redactSecrets(workflowResult));
+        await plan.onFinish?.();
+      } catch (error) {
+        sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });
+      }
+      registry.delete(runId);
+      stream.close();
+      resolve(workflowResult);
+    };
+    actor.subscribe({
+      complete: () => void finish(actor.getSnapshot().output as WorkflowOutput),
+      error: (error) =>
+        void finish({
+          stop: { reason: 'error', detail: `internal: ${describeError(error)}`, at: clock.now() },
+          results: plan.progress.results,
+          metrics: plan.progress.metrics,
+          queues: plan.progress.queues,
+          modelCallIndex: plan.progress.modelCallIndex,
+        }),
+    });
+  });
+
+  sink.emit({ type: 'workflow_start', tasks: plan.tasks.map((task) => ({ id: task.id, description: task.description })), resumed: plan.resumed });
+  for (const message of plan.warnings ?? []) sink.emit({ type: 'warning', message });
+  actor.start();
+  for (const signal of abortSignals) {
+    if (signal.aborted) onSignal();
+    else signal.addEventListener('abort', onSignal, { once: true });
+  }
+
+  let nextQueueId = 1 + Math.max(0, ...plan.progress.queues.steering.map((message) => message.id), ...plan.progress.queues.followUp.map((message) => message.id));
+  const queue = (type: 'STEER' | 'FOLLOW_UP', content: string) => {
+    if (typeof content !== 'string' || content === '') throw new TypeError(`${type === 'STEER' ? 'steer' : 'followUp'}: message must be a non-empty string`);
+    actor.send({ type, message: { id: nextQueueId++, content } });
+  };
+
+  return {
+    runId,
+    result,
+    actor,
+    abort: (reason) => abortWith({ reason: 'context_canceled', detail: reason ?? 'aborted by the caller', at: clock.now() }),
+    steer: (message) => queue('STEER', message),
+    followUp: (message) => queue('FOLLOW_UP', message),
+    clearSteering: () => actor.send({ type: 'CLEAR_QUEUE', queue: 'steering' }),
+    clearFollowUp: () => actor.send({ type: 'CLEAR_QUEUE', queue: 'followUp' }),
+    clearAllQueues: () => actor.send({ type: 'CLEAR_QUEUE', queue: 'all' }),
+    [Symbol.asyncIterator]: (): AsyncIterator<KernelEvent> => stream[Symbol.asyncIterator](),
+  };
+}

@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+import type { KernelOptions } from './options.js';
+
+/**
+ * A digest of what shapes a run's behaviour — model identity, tools, system prompt, bounds and
+ * loop settings — without secrets or functions. A resume with a different digest still runs,
+ * with a warning event, since code (tools, hooks) cannot be compared.
+ */
+export function optionsDigest(options: KernelOptions): string {
+  const shape = {
+    model: { provider: options.model.provider, modelId: options.model.modelId },
+    tools: (options.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, schema: tool.jsonSchema })),
+    system: options.system ?? null,
+    bounds: options.bounds ?? null,
+    toolExecution: options.toolExecution ?? null,
+    wrapUpOnBound: options.wrapUpOnBound ?? null,
+    onTaskStop: options.onTaskStop ?? null,
+    loopDetection: options.loopDetection ?? null,
+  };
+  return createHash('sha256').update(JSON.stringify(shape)).digest('hex');
+}

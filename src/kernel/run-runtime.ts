@@ -1,0 +1,38 @@
+import type { KernelEventBody } from '../contracts/events.js';
+import type { ApprovalAnswer } from '../contracts/policy.js';
+import type { CheckpointStore } from '../contracts/store.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+import type { EventSink } from '../events/event-sink.js';
+
+/**
+ * What the services of one run share, looked up by `runId` from the machines' context.
+ * Lives in the kernel's registry (never module state) for the duration of the run.
+ */
+export interface RunRuntime {
+  readonly runId: string;
+  readonly events: EventSink;
+  /** The workflow's fixed task list (the `react` strategy walks it in order). */
+  readonly tasks: readonly TaskSpec[];
+  /** Answers to parked approvals, given to `resume`. */
+  readonly approvals: ReadonlyMap<string, ApprovalAnswer>;
+  /** True when resuming: recorded tool results are looked up before running a tool. */
+  readonly resumed: boolean;
+  readonly store: CheckpointStore | undefined;
+  /** Aborts when the run ends or is aborted; for calls outside a task (policy, outer evaluators). */
+  readonly signal: AbortSignal;
+  /** The workflow progress of the last task checkpoint, which turn checkpoints extend. */
+  latestProgress: WorkflowProgress;
+  checkpointSequence: number;
+  emit(body: KernelEventBody): void;
+  /** A store write failed: stop the run `error` with this detail. */
+  fail(detail: string): void;
+}
+
+export type RunRegistry = Map<string, RunRuntime>;
+
+export function runtimeOf(registry: RunRegistry, runId: string): RunRuntime {
+  const runtime = registry.get(runId);
+  if (runtime === undefined) throw new Error(`internal: no runtime registered for run ${runId}`);
+  return runtime;
+}

@@ -1,0 +1,89 @@
+import { fromCallback } from 'xstate';
+import type { TurnServiceInput } from '../../../machines/turn.machine.js';
+import type { InnerStopView } from '../../contracts/hooks.js';
+import type { TurnResult } from '../../contracts/results.js';
+import { pickStop, stopPriority, type StopCondition } from '../../contracts/stop.js';
+import type { InnerStopState, StopEvaluateRequest, TurnEvent } from '../../contracts/turn-protocol.js';
+import { INNER_CONDITIONS, type StopCandidate } from '../../stop/inner-conditions.js';
+import { firstVerdict } from '../../stop/user-verdicts.js';
+import type { KernelDeps } from '../kernel-deps.js';
+import { runtimeOf, type RunRegistry } from '../run-runtime.js';
+
+type Reply = Extract<TurnEvent, { type: 'STOP_DECIDED' }>;
+
+/**
+ * The inner stop evaluator: one long-lived actor per task. At every CHECK_STOP it runs the
+ * built-in conditions (synchronously, answering at once), then — unless a cancel or an error
+ * already decided — `shouldStopAfterTurn` and the user's inner evaluators, and answers
+ * `STOP_DECIDED` with the highest-priority stop, or none to go on.
+ */
+export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry) {
+  const hasUserChecks = deps.innerEvaluators.length > 0 || deps.shouldStopAfterTurn !== undefined;
+  return fromCallback<StopEvaluateRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
+    const run = runtimeOf(registry, input.runId);
+    const controller = new AbortController();
+    receive(({ state }) => {
+      const elapsedMs = state.elapsedBeforeMs + Math.max(0, deps.clock.now() - state.startedAt);
+      const check = { state, elapsedMs, loopThreshold: deps.loopThreshold };
+      let builtIn: StopCandidate | undefined;
+      for (const condition of INNER_CONDITIONS) {
+        const candidate = condition(check);
+        if (candidate !== undefined && (builtIn === undefined || stopPriority(candidate.reason) < stopPriority(builtIn.reason))) builtIn = candidate;
+      }
+      if (!hasUserChecks || (builtIn !== undefined && stopPriority(builtIn.reason) <= 1)) {
+        sendBack(decided(builtIn, deps.clock.now()));
+        return;
+      }
+      void userCandidate(deps, state, elapsedMs, controller.signal).then((user) => {
+        if (controller.signal.aborted) return;
+        if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', message: user.detail, taskId: input.taskId, taskIndex: input.taskIndex });
+        sendBack(decided(pickStop([builtIn, user]), deps.clock.now()));
+      });
+    });
+    return () => controller.abort(new Error('task stopped'));
+  });
+}
+
+function decided(candidate: StopCandidate | undefined, at: number): Reply {
+  const stop: StopCondition | undefined = candidate === undefined ? undefined : { ...candidate, at };
+  return { type: 'STOP_DECIDED', stop, at };
+}
+
+async function userCandidate(deps: KernelDeps, state: InnerStopState, elapsedMs: number, signal: AbortSignal): Promise<StopCandidate | undefined> {
+  if (deps.shouldStopAfterTurn !== undefined) {
+    const check = deps.shouldStopAfterTurn;
+    const turn = turnView(state);
+    const goal = await firstVerdict(
+      [async () => ((await check(turn, { id: state.task.id, index: state.task.index })) ? { reason: 'goal_achieved', detail: 'shouldStopAfterTurn returned true' } : undefined)],
+      'shouldStopAfterTurn',
+    );
+    if (goal !== undefined) return goal;
+  }
+  if (deps.innerEvaluators.length === 0) return undefined;
+  const view: InnerStopView = {
+    runId: state.runId,
+    taskId: state.task.id,
+    taskIndex: state.task.index,
+    turn: state.turn,
+    toolCalls: state.toolCalls,
+    usage: state.usage,
+    costUsd: state.costUsd,
+    elapsedMs,
+    lastText: state.result?.type === 'response' ? state.result.text : '',
+    messages: state.messages,
+  };
+  return firstVerdict(deps.innerEvaluators.map((evaluate) => () => evaluate(view, signal)), 'inner');
+}
+
+/** The turn as `shouldStopAfterTurn` sees it: its result before it is closed. */
+function turnView(state: InnerStopState): TurnResult {
+  const result = state.result;
+  return {
+    turn: state.turn,
+    assistantText: result?.type === 'response' ? result.text : '',
+    toolCalls: (state.toolResults ?? []).map((tool) => ({ id: tool.toolCallId, name: tool.name, args: tool.args, result: tool.result, isError: tool.isError })),
+    usage: result?.usage ?? { inputTokens: 0, outputTokens: 0 },
+    costUsd: result?.type === 'response' ? result.costUsd : 0,
+    runtimeMs: 0,
+  };
+}

@@ -1,0 +1,101 @@
+import { fromCallback } from 'xstate';
+import type { TurnServiceInput } from '../../../machines/turn.machine.js';
+import type { Message } from '../../contracts/messages.js';
+import type { ModelResult } from '../../contracts/model.js';
+import type { ModelCallRequest, TurnEvent } from '../../contracts/turn-protocol.js';
+import { describeError } from '../../errors.js';
+import type { KernelDeps } from '../kernel-deps.js';
+import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
+
+type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
+
+/**
+ * The model caller: one long-lived actor per task. Each `model.call` request runs one streamed
+ * model call and answers `MODEL_DONE` with the result — a failure is a result too. When the task
+ * stops (deadline, cancel) the actor is stopped and the in-flight call's signal aborts.
+ */
+export function createModelCaller(deps: KernelDeps, registry: RunRegistry) {
+  return fromCallback<ModelCallRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
+    const run = runtimeOf(registry, input.runId);
+    let controller: AbortController | undefined;
+    receive((request) => {
+      const current = new AbortController();
+      controller = current;
+      void callModel(deps, run, input, request, current.signal).then((result) => {
+        if (!current.signal.aborted) sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now() });
+      });
+    });
+    return () => controller?.abort(new Error('task stopped'));
+  });
+}
+
+async function callModel(
+  deps: KernelDeps,
+  run: RunRuntime,
+  service: TurnServiceInput,
+  request: ModelCallRequest,
+  signal: AbortSignal,
+): Promise<ModelResult> {
+  const scope = { taskId: service.taskId, taskIndex: service.taskIndex, turn: request.turn };
+  run.emit({ type: 'message_start', ...scope, wrapUp: request.wrapUp });
+  let result: ModelResult;
+  try {
+    const messages = await visibleMessages(deps, run, service, request, signal);
+    result = await deps.model.call({
+      messages,
+      tools: request.wrapUp ? [] : deps.toolDescriptors,
+      signal,
+      callIndex: request.callIndex,
+      onTextDelta: (delta) => {
+        if (delta !== '' && !signal.aborted) run.emit({ type: 'message_update', ...scope, delta });
+      },
+    });
+  } catch (error) {
+    result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : 'model_threw', message: describeError(error) };
+  }
+  if (signal.aborted) return result;
+  if (result.type === 'failure') {
+    run.emit({ type: 'error', scope: 'model', message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
+    run.emit({ type: 'message_end', ...scope, text: '', toolCalls: [], usage: result.usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd: 0, finishReason: 'error' });
+    return result;
+  }
+  for (const warning of result.warnings ?? []) run.emit({ type: 'warning', message: warning, taskId: service.taskId, taskIndex: service.taskIndex });
+  run.emit({
+    type: 'message_end',
+    ...scope,
+    text: result.text,
+    toolCalls: result.toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.args })),
+    usage: result.usage,
+    costUsd: result.costUsd,
+    finishReason: result.finishReason,
+  });
+  return result;
+}
+
+class HookError extends Error {}
+
+/** What this call sees: `transformContext` (state untouched) plus ephemeral messages (never stored). */
+async function visibleMessages(
+  deps: KernelDeps,
+  run: RunRuntime,
+  service: TurnServiceInput,
+  request: ModelCallRequest,
+  signal: AbortSignal,
+): Promise<readonly Message[]> {
+  let messages = request.messages;
+  if (deps.transformContext !== undefined) {
+    try {
+      messages = await deps.transformContext(messages, signal);
+    } catch (error) {
+      throw new HookError(`transformContext threw: ${describeError(error)}`);
+    }
+  }
+  if (deps.ephemeralMessages === undefined) return messages;
+  try {
+    const extra = await deps.ephemeralMessages({ runId: run.runId, taskId: service.taskId, turn: request.turn });
+    return extra.length === 0 ? messages : [...messages, ...extra];
+  } catch (error) {
+    run.emit({ type: 'warning', message: `ephemeralMessages threw (ignored): ${describeError(error)}`, taskId: service.taskId, taskIndex: service.taskIndex });
+    return messages;
+  }
+}

@@ -1,0 +1,36 @@
+import { fromCallback } from 'xstate';
+import type { TurnServiceInput } from '../../../machines/turn.machine.js';
+import type { ToolRunRequest, TurnEvent } from '../../contracts/turn-protocol.js';
+import { runToolBatch } from '../../tools/run-tool-batch.js';
+import type { KernelDeps } from '../kernel-deps.js';
+import { runtimeOf, type RunRegistry } from '../run-runtime.js';
+
+type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' }>;
+
+/**
+ * The tool runner: one long-lived actor per task. Each `tools.run` request runs one turn's
+ * tool calls (src/tools/run-tool-batch.ts) and answers `TOOLS_DONE`, or `TOOLS_FAILED` when a
+ * hook or policy gate threw. Stopping the actor aborts the calls in flight.
+ */
+export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
+  return fromCallback<ToolRunRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
+    const run = runtimeOf(registry, input.runId);
+    let controller: AbortController | undefined;
+    receive((request) => {
+      const current = new AbortController();
+      controller = current;
+      const scope = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent };
+      void runToolBatch(request.calls, request.slots, deps.toolExecution, deps.toolConcurrency, scope, current.signal).then((outcome) => {
+        if (current.signal.aborted) return;
+        const at = deps.clock.now();
+        if (outcome.ok) {
+          sendBack({ type: 'TOOLS_DONE', results: outcome.results, at });
+          return;
+        }
+        run.emit({ type: 'error', scope: outcome.failure.scope === 'policy' ? 'policy' : 'hook', message: outcome.failure.message, taskId: input.taskId, taskIndex: input.taskIndex });
+        sendBack({ type: 'TOOLS_FAILED', failure: outcome.failure, results: outcome.results, at });
+      });
+    });
+    return () => controller?.abort(new Error('task stopped'));
+  });
+}

@@ -1,0 +1,74 @@
+import { fromPromise } from 'xstate';
+import type { CompactorInput } from '../../../machines/turn.machine.js';
+import type { KernelEventBody } from '../../contracts/events.js';
+import type { Message } from '../../contracts/messages.js';
+import { CHECKPOINT_VERSION } from '../../contracts/store.js';
+import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
+import { describeError } from '../../errors.js';
+import { redactSecrets } from '../../logging/redact.js';
+import type { KernelDeps } from '../kernel-deps.js';
+import { runtimeOf, type RunRegistry } from '../run-runtime.js';
+
+/** The `report` action of both machines: hands an event to the run's sink. */
+export function createReport(registry: RunRegistry) {
+  return ({ context }: { context: { readonly runId: string } }, event: KernelEventBody) => {
+    runtimeOf(registry, context.runId).emit(event);
+  };
+}
+
+/**
+ * NEXT_TURN's `saveTurnCheckpoint`: the last task checkpoint extended with the running task's
+ * resume point. Synchronous stores write before the next turn starts; a failure ends the task `error`.
+ */
+export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry) {
+  return ({ self }: { self: { send: (event: { type: 'CHECKPOINT_FAILED'; message: string; at: number }) => void } }, checkpoint: TurnCheckpoint) => {
+    const run = runtimeOf(registry, checkpoint.runId);
+    const store = run.store;
+    if (store === undefined) return;
+    run.checkpointSequence += 1;
+    const envelope = redactSecrets({
+      version: CHECKPOINT_VERSION,
+      runId: run.runId,
+      kind: 'turn' as const,
+      sequence: run.checkpointSequence,
+      savedAt: deps.clock.now(),
+      eventSeq: run.events.lastSeq,
+      progress: { ...run.latestProgress, queues: checkpoint.point.queues, active: { task: checkpoint.task, point: checkpoint.point } },
+    });
+    const saved = () =>
+      run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId: checkpoint.task.id, taskIndex: checkpoint.task.index, turn: checkpoint.point.progress.turns.length });
+    const failed = (error: unknown) => {
+      run.emit({ type: 'error', scope: 'checkpoint', message: describeError(error), taskId: checkpoint.task.id, taskIndex: checkpoint.task.index });
+      self.send({ type: 'CHECKPOINT_FAILED', message: describeError(error), at: deps.clock.now() });
+    };
+    try {
+      const pending = store.saveCheckpoint(envelope);
+      if (pending instanceof Promise) pending.then(saved, failed);
+      else saved();
+    } catch (error) {
+      failed(error);
+    }
+  };
+}
+
+/** The `needsCompaction` guard: asks the compactor; an error is reported and counts as "no". */
+export function createNeedsCompaction(deps: KernelDeps, registry: RunRegistry) {
+  return ({ context }: { context: TurnContext }) => {
+    try {
+      return deps.compactor.shouldCompact(context.messages, { turn: context.turn });
+    } catch (error) {
+      runtimeOf(registry, context.runId).emit({
+        type: 'error',
+        scope: 'compactor',
+        message: `shouldCompact threw (no compaction this turn): ${describeError(error)}`,
+        taskId: context.task.id,
+        taskIndex: context.task.index,
+      });
+      return false;
+    }
+  };
+}
+
+export function createCompactorActor(deps: KernelDeps) {
+  return fromPromise<readonly Message[], CompactorInput>(async ({ input, signal }) => deps.compactor.compact(input.messages, signal));
+}

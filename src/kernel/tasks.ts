@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { InnerBoundsSchema, type Bounds } from '../contracts/bounds.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+import { ConfigError } from '../errors.js';
+import { zodIssues } from './zod-issues.js';
+
+/** A task as the caller gives it: a description, or an object with an optional id and per-task bounds. */
+export const TaskInputSchema = z.union([
+  z.string().trim().min(1, 'must be a non-empty description'),
+  z.strictObject({
+    id: z.string().trim().min(1).optional(),
+    description: z.string().trim().min(1, 'must be a non-empty description'),
+    bounds: InnerBoundsSchema.partial().optional(),
+  }),
+]);
+export type TaskInput = z.input<typeof TaskInputSchema>;
+
+/** Validates tasks and gives each an id (`task-1`, …) and its resolved inner bounds. */
+export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: Bounds): TaskSpec[] {
+  const parsed = z.array(TaskInputSchema).min(1, 'must hold at least one task').safeParse(tasks);
+  if (!parsed.success) throw new ConfigError({ message: 'Invalid tasks', issues: zodIssues(parsed.error, 'tasks') });
+  const specs = parsed.data.map((task, index): TaskSpec => {
+    if (typeof task === 'string') return { id: `task-${index + 1}`, index, description: task, bounds: bounds.inner };
+    const own = Object.fromEntries(Object.entries(task.bounds ?? {}).filter(([, value]) => value !== undefined));
+    return { id: task.id ?? `task-${index + 1}`, index, description: task.description, bounds: { ...bounds.inner, ...own } };
+  });
+  const seen = new Map<string, number>();
+  const duplicates = specs.flatMap((spec) => {
+    const first = seen.get(spec.id);
+    seen.set(spec.id, spec.index);
+    return first === undefined ? [] : [{ path: `tasks.${spec.index}.id`, message: `duplicate task id "${spec.id}" (also tasks.${first})` }];
+  });
+  if (duplicates.length > 0) throw new ConfigError({ message: 'Invalid tasks', issues: duplicates });
+  return specs;
+}

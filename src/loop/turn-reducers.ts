@@ -1,0 +1,230 @@
+/**
+ * Pure functions the turn machine uses in its `assign` actions and guards. No effects, no clock:
+ * every time value comes from an event. Kept apart so that machines/turn.machine.ts reads as the loop.
+ */
+import type { Message, ToolMessage } from '../contracts/messages.js';
+import type { ModelResult } from '../contracts/model.js';
+import type { MessageQueues, QueuedMessage } from '../contracts/queues.js';
+import type { TaskResult, TurnResult, TurnToolCall } from '../contracts/results.js';
+import type { StopCondition } from '../contracts/stop.js';
+import type { ToolResult } from '../contracts/tool.js';
+import type { InnerStopState, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
+import { addUsage } from '../contracts/usage.js';
+import { toolCallKey } from './tool-call-key.js';
+
+export function initialTurnContext(input: TurnInput): TurnContext {
+  const { progress } = input;
+  return {
+    runId: input.runId,
+    task: input.task,
+    settings: input.settings,
+    budget: input.budget,
+    messages: progress.messages,
+    turns: progress.turns,
+    turn: progress.turns.length,
+    toolCalls: progress.toolCalls,
+    usage: progress.usage,
+    costUsd: progress.costUsd,
+    repeat: progress.repeat,
+    followUpDue: progress.followUpDue,
+    queues: input.queues,
+    delivered: [],
+    modelCallIndex: input.modelCallIndex,
+    startedAt: input.startedAt,
+    elapsedBeforeMs: progress.elapsedMs,
+    lastAt: input.startedAt,
+    current: { turn: progress.turns.length, startedAt: input.startedAt, wrapUp: false },
+    resumePoint: { progress, queues: input.queues, delivered: [], modelCallIndex: input.modelCallIndex },
+  };
+}
+
+/** TURN_INIT: count the turn and deliver queued messages into the transcript. */
+export function beginTurn(context: TurnContext): Partial<TurnContext> {
+  const turn = context.turn + 1;
+  const steering = take(context.queues.steering, context.settings.steeringMode);
+  const followUps = steering.length === 0 && context.followUpDue ? take(context.queues.followUp, context.settings.followUpMode) : [];
+  const deliveredNow = [...steering, ...followUps];
+  const current = { turn, startedAt: context.lastAt, wrapUp: false };
+  if (deliveredNow.length === 0) return { turn, current };
+  const messages: Message[] = [
+    ...context.messages,
+    ...steering.map((message): Message => ({ role: 'user', content: message.content, source: 'steering' })),
+    ...followUps.map((message): Message => ({ role: 'user', content: message.content, source: 'follow_up' })),
+  ];
+  const queues: MessageQueues = {
+    steering: context.queues.steering.slice(steering.length),
+    followUp: context.queues.followUp.slice(followUps.length),
+  };
+  return { turn, current, messages, queues, delivered: [...context.delivered, ...deliveredNow.map((message) => message.id)] };
+}
+
+function take(queue: readonly QueuedMessage[], mode: 'one-at-a-time' | 'all'): readonly QueuedMessage[] {
+  if (queue.length === 0) return queue;
+  return mode === 'all' ? queue : queue.slice(0, 1);
+}
+
+/** PLAN answered: count the call, add its usage, append the assistant message. */
+export function recordModelResult(context: TurnContext, result: ModelResult, at: number): Partial<TurnContext> {
+  const usage = result.usage === undefined ? context.usage : addUsage(context.usage, result.usage);
+  const base = {
+    modelCallIndex: context.modelCallIndex + 1,
+    usage,
+    lastAt: at,
+    current: { ...context.current, result },
+  };
+  if (result.type === 'failure') {
+    return { ...base, failure: { scope: 'model', message: `${result.code}: ${result.message}` } };
+  }
+  const assistant: Message =
+    result.toolCalls.length > 0
+      ? { role: 'assistant', content: result.text, toolCalls: result.toolCalls }
+      : { role: 'assistant', content: result.text };
+  return { ...base, costUsd: context.costUsd + result.costUsd, messages: [...context.messages, assistant] };
+}
+
+export function hasToolCalls(result: ModelResult | undefined): boolean {
+  return result !== undefined && result.type === 'response' && result.toolCalls.length > 0;
+}
+
+/** OBSERVE: append tool results to the transcript, count bound slots, track repeated calls. */
+export function observeToolResults(context: TurnContext, results: readonly ToolResult[], at: number): Partial<TurnContext> {
+  let { repeat } = context;
+  let slots = 0;
+  const toolMessages: ToolMessage[] = [];
+  for (const result of results) {
+    if (result.usedSlot) {
+      slots += 1;
+      const key = toolCallKey(result.name, result.args);
+      repeat = key === repeat.key ? { key, count: repeat.count + 1 } : { key, count: 1 };
+    }
+    toolMessages.push({ role: 'tool', toolCallId: result.toolCallId, name: result.name, content: result.content, isError: result.isError });
+  }
+  return {
+    messages: [...context.messages, ...toolMessages],
+    toolCalls: context.toolCalls + slots,
+    repeat,
+    lastAt: at,
+    current: { ...context.current, toolResults: results },
+  };
+}
+
+export function stopState(context: TurnContext): InnerStopState {
+  return {
+    runId: context.runId,
+    task: context.task,
+    budget: context.budget,
+    turn: context.turn,
+    toolCalls: context.toolCalls,
+    usage: context.usage,
+    costUsd: context.costUsd,
+    repeat: context.repeat,
+    elapsedBeforeMs: context.elapsedBeforeMs,
+    startedAt: context.startedAt,
+    result: context.current.result,
+    toolResults: context.current.toolResults,
+    failure: context.failure,
+    pendingMessages: context.queues.steering.length > 0 || context.queues.followUp.length > 0,
+    messages: context.messages,
+  };
+}
+
+function turnResult(context: TurnContext, at: number, stop: StopCondition | undefined): TurnResult {
+  const { current } = context;
+  const result = current.result;
+  const toolCalls: TurnToolCall[] = (current.toolResults ?? []).map((tool) => ({
+    id: tool.toolCallId,
+    name: tool.name,
+    args: tool.args,
+    result: tool.result,
+    isError: tool.isError,
+  }));
+  return {
+    turn: current.turn,
+    assistantText: result?.type === 'response' ? result.text : '',
+    toolCalls,
+    ...(stop === undefined ? {} : { stop }),
+    usage: result?.usage ?? { inputTokens: 0, outputTokens: 0 },
+    costUsd: result?.type === 'response' ? result.costUsd : 0,
+    runtimeMs: Math.max(0, at - current.startedAt),
+  };
+}
+
+/** CHECK_STOP decided: close the turn. */
+export function finishTurn(context: TurnContext, stop: StopCondition | undefined, at: number): Partial<TurnContext> {
+  const finished = turnResult(context, at, stop);
+  return {
+    turns: [...context.turns, finished],
+    followUpDue: !hasToolCalls(context.current.result),
+    lastAt: at,
+    ...(stop === undefined ? {} : { stop }),
+  };
+}
+
+/** NEXT_TURN: the state a resume continues from. */
+export function progressOf(context: TurnContext): TurnProgress {
+  return {
+    messages: context.messages,
+    turns: context.turns,
+    toolCalls: context.toolCalls,
+    usage: context.usage,
+    costUsd: context.costUsd,
+    elapsedMs: context.elapsedBeforeMs + Math.max(0, context.lastAt - context.startedAt),
+    repeat: context.repeat,
+    followUpDue: context.followUpDue,
+  };
+}
+
+export const WRAP_UP_PROMPT =
+  'You have reached a limit and cannot call tools any more. Give your best final answer now, based on what you have so far.';
+
+/** A bound stopped the task and `wrapUpOnBound` is on: one more call, without tools. */
+export function beginWrapUp(context: TurnContext): Partial<TurnContext> {
+  return {
+    messages: [...context.messages, { role: 'user', content: WRAP_UP_PROMPT, source: 'wrap_up' }],
+    current: { turn: context.turn, startedAt: context.lastAt, wrapUp: true },
+  };
+}
+
+export function recordWrapUp(context: TurnContext, result: ModelResult, at: number): Partial<TurnContext> {
+  const recorded = recordModelResult(context, result, at);
+  const withResult = { ...context, ...recorded, failure: context.failure };
+  return { ...recorded, failure: context.failure, wrapUp: turnResult(withResult, at, undefined) };
+}
+
+/** DONE: close a turn cut mid-way, then build the task result. */
+export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutput {
+  const stop: StopCondition = context.stop ?? { reason: 'error', detail: 'internal: task ended without a stop condition', at: fallbackAt };
+  const unfinished = context.turns.length < context.turn && !context.current.wrapUp;
+  const turns = unfinished ? [...context.turns, turnResult(context, stop.at, stop)] : context.turns;
+  const last = turns[turns.length - 1];
+  const wrapUpText = context.wrapUp?.assistantText;
+  const result: TaskResult = {
+    taskId: context.task.id,
+    index: context.task.index,
+    description: context.task.description,
+    stop,
+    turns,
+    turnCount: context.turn,
+    toolCalls: context.toolCalls,
+    output: wrapUpText !== undefined && wrapUpText !== '' ? wrapUpText : (last?.assistantText ?? ''),
+    usage: context.usage,
+    costUsd: context.costUsd,
+    runtimeMs: context.elapsedBeforeMs + Math.max(0, stop.at - context.startedAt),
+    ...(context.wrapUp === undefined ? {} : { wrapUp: context.wrapUp }),
+  };
+  return { result, delivered: context.delivered, modelCallIndex: context.modelCallIndex, resumePoint: context.resumePoint };
+}
+
+export function deadlineStop(context: TurnContext): StopCondition {
+  const limit = context.task.bounds.maxRuntimeMs;
+  return {
+    reason: 'max_runtime',
+    detail: `task runtime reached maxRuntimeMs=${limit}`,
+    bound: { name: 'maxRuntimeMs', limit, value: limit },
+    at: context.startedAt + Math.max(0, limit - context.elapsedBeforeMs),
+  };
+}
+
+export function remainingRuntimeMs(context: TurnContext): number {
+  return Math.max(0, context.task.bounds.maxRuntimeMs - context.elapsedBeforeMs);
+}

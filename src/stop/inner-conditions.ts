@@ -1,0 +1,112 @@
+/**
+ * The built-in stop conditions of the inner loop, one small predicate each. Each returns a
+ * candidate or nothing; the evaluator keeps the highest-priority candidate (contracts/stop.ts).
+ * Bounds compare with `>=`.
+ */
+import type { StopCondition } from '../contracts/stop.js';
+import type { InnerStopState } from '../contracts/turn-protocol.js';
+import { totalTokens } from '../contracts/usage.js';
+
+export type StopCandidate = Omit<StopCondition, 'at'>;
+
+export interface InnerCheck {
+  readonly state: InnerStopState;
+  readonly elapsedMs: number;
+  readonly loopThreshold: number | undefined;
+}
+
+export type InnerCondition = (check: InnerCheck) => StopCandidate | undefined;
+
+export const failed: InnerCondition = ({ state }) => {
+  if (state.failure !== undefined) return { reason: 'error', detail: `${state.failure.scope} failure: ${state.failure.message}` };
+  if (state.result?.type === 'response' && state.result.finishReason === 'content_filter') {
+    return { reason: 'error', detail: 'model failure: the output was blocked by the provider content filter (content_filter)' };
+  }
+  return undefined;
+};
+
+export const plannerStopped: InnerCondition = ({ state }) =>
+  state.result?.type === 'response' && state.result.toolCalls.length === 0 && !state.pendingMessages
+    ? { reason: 'planner_stopped', detail: 'the model answered without tool calls' }
+    : undefined;
+
+export const toolTerminated: InnerCondition = ({ state }) => {
+  const results = state.toolResults;
+  if (results === undefined || results.length === 0 || !results.every((result) => result.terminate)) return undefined;
+  return { reason: 'tool_terminated', detail: `every tool result of turn ${state.turn} asked to terminate (${results.map((result) => result.name).join(', ')})` };
+};
+
+export const policyStopped: InnerCondition = ({ state }) => {
+  const results = state.toolResults ?? [];
+  const parked = results.filter((result) => result.policy?.decision === 'require_approval');
+  if (parked.length > 0) {
+    const ids = parked.map((result) => result.policy?.approvalId ?? result.toolCallId).join(', ');
+    return { reason: 'awaiting_approval', detail: `tool call awaiting approval: ${ids}` };
+  }
+  const halted = results.find((result) => result.policy?.decision === 'deny' && result.policy.halt === true);
+  return halted === undefined ? undefined : { reason: 'policy_denied', detail: `tool "${halted.name}" denied by policy: ${halted.policy?.reason}` };
+};
+
+export const runtimeExceeded: InnerCondition = ({ state, elapsedMs }) => {
+  const limit = state.task.bounds.maxRuntimeMs;
+  return elapsedMs >= limit
+    ? { reason: 'max_runtime', detail: `task runtime ${elapsedMs} ms reached maxRuntimeMs=${limit}`, bound: { name: 'maxRuntimeMs', limit, value: elapsedMs } }
+    : undefined;
+};
+
+export const budgetExhausted: InnerCondition = ({ state }) => {
+  const { bounds } = state.task;
+  const { budget } = state;
+  const tokens = totalTokens(state.usage);
+  if (bounds.maxTokens !== undefined && tokens >= bounds.maxTokens) {
+    return { reason: 'budget_exhausted', detail: `task used ${tokens} tokens, maxTokens=${bounds.maxTokens}`, bound: { name: 'inner.maxTokens', limit: bounds.maxTokens, value: tokens } };
+  }
+  if (bounds.maxCostUsd !== undefined && state.costUsd >= bounds.maxCostUsd) {
+    return { reason: 'budget_exhausted', detail: `task cost $${state.costUsd.toFixed(6)}, maxCostUsd=${bounds.maxCostUsd}`, bound: { name: 'inner.maxCostUsd', limit: bounds.maxCostUsd, value: state.costUsd } };
+  }
+  const workflowTokens = budget.tokensBefore + tokens;
+  if (budget.maxTokens !== undefined && workflowTokens >= budget.maxTokens) {
+    return { reason: 'budget_exhausted', detail: `workflow used ${workflowTokens} tokens, maxTokens=${budget.maxTokens}`, bound: { name: 'outer.maxTokens', limit: budget.maxTokens, value: workflowTokens } };
+  }
+  const workflowCost = budget.costBefore + state.costUsd;
+  if (budget.maxCostUsd !== undefined && workflowCost >= budget.maxCostUsd) {
+    return { reason: 'budget_exhausted', detail: `workflow cost $${workflowCost.toFixed(6)}, maxCostUsd=${budget.maxCostUsd}`, bound: { name: 'outer.maxCostUsd', limit: budget.maxCostUsd, value: workflowCost } };
+  }
+  return undefined;
+};
+
+export const loopDetected: InnerCondition = ({ state, loopThreshold }) => {
+  if (loopThreshold === undefined || state.repeat.count < loopThreshold) return undefined;
+  const name = state.repeat.key.slice(0, state.repeat.key.indexOf(':'));
+  return {
+    reason: 'loop_detected',
+    detail: `the same call to "${name}" with the same arguments came ${state.repeat.count} times in a row`,
+    bound: { name: 'loopDetection.threshold', limit: loopThreshold, value: state.repeat.count },
+  };
+};
+
+export const turnsExhausted: InnerCondition = ({ state }) => {
+  const limit = state.task.bounds.maxTurns;
+  return state.turn >= limit
+    ? { reason: 'max_turns', detail: `turn ${state.turn} reached maxTurns=${limit}`, bound: { name: 'maxTurns', limit, value: state.turn } }
+    : undefined;
+};
+
+export const toolCallsExhausted: InnerCondition = ({ state }) => {
+  const limit = state.task.bounds.maxToolCalls;
+  return state.toolCalls >= limit
+    ? { reason: 'max_tool_calls', detail: `${state.toolCalls} tool calls reached maxToolCalls=${limit}`, bound: { name: 'maxToolCalls', limit, value: state.toolCalls } }
+    : undefined;
+};
+
+export const INNER_CONDITIONS: readonly InnerCondition[] = [
+  failed,
+  plannerStopped,
+  toolTerminated,
+  policyStopped,
+  runtimeExceeded,
+  budgetExhausted,
+  loopDetected,
+  turnsExhausted,
+  toolCallsExhausted,
+];

@@ -1,0 +1,29 @@
+import type { StopVerdict } from '../contracts/hooks.js';
+import { StopReason } from '../contracts/stop.js';
+import { describeError } from '../errors.js';
+import type { StopCandidate } from './inner-conditions.js';
+
+/**
+ * Runs user stop evaluators in order and returns the first verdict, checked against the
+ * closed reason enum. A throw or an unknown reason becomes an `error` candidate naming the evaluator.
+ */
+export async function firstVerdict(
+  evaluators: readonly (() => StopVerdict | undefined | Promise<StopVerdict | undefined>)[],
+  label: string,
+): Promise<StopCandidate | undefined> {
+  for (const [index, evaluate] of evaluators.entries()) {
+    let verdict: StopVerdict | undefined;
+    try {
+      verdict = await evaluate();
+    } catch (error) {
+      return { reason: 'error', detail: `${label} stop evaluator ${index} threw: ${describeError(error)}` };
+    }
+    if (verdict === undefined || verdict === null) continue;
+    const reason = StopReason.safeParse(verdict.reason);
+    if (!reason.success) {
+      return { reason: 'error', detail: `${label} stop evaluator ${index} returned an unknown reason "${String(verdict.reason)}"` };
+    }
+    return { reason: reason.data, detail: verdict.detail ?? `${label} stop evaluator ${index}` };
+  }
+  return undefined;
+}

@@ -1,0 +1,46 @@
+import type { Message } from '../contracts/messages.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+import type { ActiveTask } from '../contracts/workflow-protocol.js';
+import type { TaskStrategy } from './strategy.js';
+
+/** The task's first transcript: the system prompt (if any) and the task as a user message. */
+export function freshActiveTask(task: TaskSpec, system: string | undefined): ActiveTask {
+  const messages: Message[] =
+    system === undefined || system === ''
+      ? [{ role: 'user', content: task.description, source: 'task' }]
+      : [
+          { role: 'system', content: system },
+          { role: 'user', content: task.description, source: 'task' },
+        ];
+  return {
+    task,
+    point: {
+      progress: {
+        messages,
+        turns: [],
+        toolCalls: 0,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        costUsd: 0,
+        elapsedMs: 0,
+        repeat: { key: '', count: 0 },
+        followUpDue: false,
+      },
+      queues: { steering: [], followUp: [] },
+      delivered: [],
+      modelCallIndex: 0,
+    },
+  };
+}
+
+/** The given tasks, in order, each through the inner turn loop. */
+export const reactStrategy: TaskStrategy = {
+  name: 'react',
+  async next(input, run, deps) {
+    const task = run.tasks[input.results.length];
+    if (task === undefined) {
+      return { kind: 'stop', stop: { reason: 'goal_achieved', detail: `every task finished (${input.results.length})`, at: deps.clock.now() } };
+    }
+    return { kind: 'task', active: freshActiveTask(task, deps.system) };
+  },
+  remaining: (results, _state, run) => Math.max(0, run.tasks.length - results.length),
+};

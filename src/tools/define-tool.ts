@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import type { Tool, ToolDefinition } from '../contracts/tool.js';
+import { ConfigError, type ConfigIssue } from '../errors.js';
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Declares a tool: validates its definition once and computes the JSON Schema the model sees
+ * (`z.toJSONSchema` of `parameters`, as input). Throws `ConfigError` naming every bad field.
+ */
+export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<Schema>): Tool<Schema> {
+  const issues = toolDefinitionIssues(definition, '');
+  if (issues.length > 0) throw new ConfigError({ message: `Invalid tool "${String(definition?.name)}"`, issues });
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return Object.freeze({ ...definition, jsonSchema: Object.freeze(jsonSchema) });
+}
+
+export function toolDefinitionIssues(definition: ToolDefinition | undefined, prefix: string): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const at = (field: string) => (prefix === '' ? field : `${prefix}.${field}`);
+  if (typeof definition !== 'object' || definition === null) return [{ path: prefix, message: 'must be a tool object' }];
+  if (typeof definition.name !== 'string' || !TOOL_NAME.test(definition.name)) {
+    issues.push({ path: at('name'), message: 'must be 1–64 letters, digits, "_" or "-"' });
+  }
+  if (typeof definition.description !== 'string' || definition.description.trim() === '') {
+    issues.push({ path: at('description'), message: 'must be a non-empty string' });
+  }
+  if (!(definition.parameters instanceof z.ZodObject)) {
+    issues.push({ path: at('parameters'), message: 'must be a zod object schema (z.object({...}))' });
+  }
+  if (typeof definition.execute !== 'function') issues.push({ path: at('execute'), message: 'must be a function' });
+  if (definition.timeoutMs !== undefined && !(Number.isInteger(definition.timeoutMs) && definition.timeoutMs > 0)) {
+    issues.push({ path: at('timeoutMs'), message: 'must be a positive integer (milliseconds)' });
+  }
+  if (definition.executionMode !== undefined && definition.executionMode !== 'sequential' && definition.executionMode !== 'parallel') {
+    issues.push({ path: at('executionMode'), message: 'must be "sequential" or "parallel"' });
+  }
+  return issues;
+}

@@ -1,0 +1,19 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const from = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// Tests import the package by its public names, resolved to the sources.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^dualloop\/testing$/, replacement: from('./src/testing/index.ts') },
+      { find: /^dualloop$/, replacement: from('./src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
