@@ -24,17 +24,18 @@ import type {
   TurnInput,
   TurnOutput,
 } from '../src/contracts/turn-protocol.js';
-import { clearQueue, enqueue } from '../src/contracts/queues.js';
 import {
   beginTurn,
   beginWrapUp,
+  clearMessages,
+  enqueueMessage,
+  markResumePoint,
   deadlineStop,
   finalizeTask,
   finishTurn,
   hasToolCalls,
   initialTurnContext,
   observeToolResults,
-  progressOf,
   recordModelResult,
   recordWrapUp,
   remainingRuntimeMs,
@@ -67,7 +68,7 @@ const WRAP_UP_REASONS = new Set<StopCondition['reason']>(['max_turns', 'max_tool
 
 const turnSetup = setup({
   types: {
-    context: {} as TurnContext & { readonly compacting?: boolean },
+    context: {} as TurnContext,
     input: {} as TurnInput,
     output: {} as TurnOutput,
     events: {} as TurnEvent | CompactorEvent,
@@ -117,9 +118,9 @@ export const turnMachine = turnSetup.createMachine({
     taskDeadline: { target: '.DONE', actions: assign(({ context }) => ({ stop: deadlineStop(context) })) },
   },
   on: {
-    STEER: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'steering', event.message) })) },
-    FOLLOW_UP: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'followUp', event.message) })) },
-    CLEAR_QUEUE: { actions: assign(({ context, event }) => ({ queues: clearQueue(context.queues, event.queue) })) },
+    STEER: { actions: assign(({ context, event }) => enqueueMessage(context, 'steering', event.message)) },
+    FOLLOW_UP: { actions: assign(({ context, event }) => enqueueMessage(context, 'followUp', event.message)) },
+    CLEAR_QUEUE: { actions: assign(({ context, event }) => clearMessages(context, event.queue)) },
     CANCEL: { target: '.DONE', actions: assign(({ event }) => ({ stop: event.stop })) },
     CHECKPOINT_FAILED: {
       target: '.DONE',
@@ -141,7 +142,7 @@ export const turnMachine = turnSetup.createMachine({
           queue.spawnChild('compactor', { id: 'compactor', input: { ...serviceInput(context), messages: context.messages, turn: context.turn } });
         }),
       ],
-      always: { guard: ({ context }) => context.compacting !== true, target: 'PLAN' },
+      always: { guard: ({ context }) => !context.compacting, target: 'PLAN' },
       on: {
         'xstate.done.actor.compactor': {
           target: 'PLAN',
@@ -149,9 +150,9 @@ export const turnMachine = turnSetup.createMachine({
         },
         'xstate.error.actor.compactor': {
           target: 'CHECK_STOP',
-          actions: assign(({ event }) => ({
+          actions: assign(({ context, event }) => ({
             compacting: false,
-            failure: { scope: 'compactor', message: describe(event.error) },
+            current: { ...context.current, failure: { scope: 'compactor', message: describe(event.error) } },
           })),
         },
       },
@@ -181,8 +182,8 @@ export const turnMachine = turnSetup.createMachine({
           calls: result?.type === 'response' ? result.toolCalls : [],
           slots: Math.max(0, context.task.bounds.maxToolCalls - context.toolCalls),
           spent: {
-            tokens: context.budget.tokensBefore + context.usage.inputTokens + context.usage.outputTokens,
-            costUsd: context.budget.costBefore + context.costUsd,
+            tokens: context.frame.budget.tokensBefore + context.usage.inputTokens + context.usage.outputTokens,
+            costUsd: context.frame.budget.costBefore + context.costUsd,
           },
         };
       }),
@@ -190,7 +191,10 @@ export const turnMachine = turnSetup.createMachine({
         TOOLS_DONE: { target: 'OBSERVE', actions: assign(({ context, event }) => observeToolResults(context, event.results, event.at)) },
         TOOLS_FAILED: {
           target: 'OBSERVE',
-          actions: assign(({ context, event }) => ({ ...observeToolResults(context, event.results, event.at), failure: event.failure })),
+          actions: assign(({ context, event }) => {
+            const observed = observeToolResults(context, event.results, event.at);
+            return { ...observed, current: { ...observed.current!, failure: event.failure } };
+          }),
         },
       },
     },
@@ -203,7 +207,7 @@ export const turnMachine = turnSetup.createMachine({
         STOP_DECIDED: [
           {
             guard: ({ context, event }) =>
-              event.stop !== undefined && context.settings.wrapUpOnBound && WRAP_UP_REASONS.has(event.stop.reason),
+              event.stop !== undefined && context.frame.settings.wrapUpOnBound && WRAP_UP_REASONS.has(event.stop.reason),
             target: 'PLAN',
             actions: [closeTurn, assign(({ context }) => beginWrapUp(context))],
           },
@@ -221,9 +225,7 @@ export const turnMachine = turnSetup.createMachine({
     },
     NEXT_TURN: {
       entry: [
-        assign(({ context }) => ({
-          resumePoint: { progress: progressOf(context), queues: context.queues, delivered: context.delivered, modelCallIndex: context.modelCallIndex },
-        })),
+        assign(({ context }) => markResumePoint(context)),
         {
           type: 'saveTurnCheckpoint',
           params: ({ context }) => ({ runId: context.runId, task: context.task, point: context.resumePoint }),

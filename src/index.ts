@@ -8,6 +8,8 @@ export type { TaskInput } from './kernel/tasks.js';
 export { systemClock } from './kernel/clock.js';
 export type { Clock } from './kernel/clock.js';
 
+export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing, type OpenAIFailureCode } from './providers/openai-model.js';
+
 export { defineTool } from './tools/define-tool.js';
 export { terminate } from './contracts/tool.js';
 export type { Tool, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult } from './contracts/tool.js';

@@ -77,8 +77,27 @@ export interface CurrentTurn {
   readonly turn: number;
   readonly startedAt: number;
   readonly wrapUp: boolean;
-  readonly result?: ModelResult;
-  readonly toolResults?: readonly ToolResult[];
+  readonly result: ModelResult | undefined;
+  readonly toolResults: readonly ToolResult[] | undefined;
+  /** A failure that ends the task `error` at this turn's CHECK_STOP. */
+  readonly failure: PendingFailure | undefined;
+}
+
+/** What does not change while a task segment runs. */
+export interface TaskFrame {
+  readonly settings: TurnSettings;
+  readonly budget: WorkflowBudget;
+  /** Clock time at which this segment started, and the task's runtime before it (resume). */
+  readonly startedAt: number;
+  readonly elapsedBeforeMs: number;
+}
+
+/** Steering and follow-up messages: waiting, delivered during this task, and whether follow-ups are due. */
+export interface Inbox {
+  readonly queues: MessageQueues;
+  readonly delivered: readonly number[];
+  /** The last turn produced no tool calls: follow-ups are due at the next turn. */
+  readonly followUpDue: boolean;
 }
 
 /** A failure that ends the task `error` at the next CHECK_STOP. */
@@ -87,11 +106,15 @@ export interface PendingFailure {
   readonly message: string;
 }
 
+/**
+ * The turn machine's context. Kept under 20 top-level keys on purpose: XState copies the context
+ * with `Object.assign({}, …)` on every assign, and V8 falls off its fast path at 20 properties
+ * (ADR/0006-context-shape.md). Group new fields rather than adding keys.
+ */
 export interface TurnContext {
   readonly runId: string;
   readonly task: TaskSpec;
-  readonly settings: TurnSettings;
-  readonly budget: WorkflowBudget;
+  readonly frame: TaskFrame;
   readonly messages: readonly Message[];
   readonly turns: readonly TurnResult[];
   readonly turn: number;
@@ -99,20 +122,16 @@ export interface TurnContext {
   readonly usage: Usage;
   readonly costUsd: number;
   readonly repeat: RepeatState;
-  readonly followUpDue: boolean;
-  readonly queues: MessageQueues;
-  /** Ids of queued messages delivered during this task, so that the workflow drops them. */
-  readonly delivered: readonly number[];
+  readonly inbox: Inbox;
   readonly modelCallIndex: number;
-  readonly startedAt: number;
-  readonly elapsedBeforeMs: number;
   /** Clock time of the last event that carried one. */
   readonly lastAt: number;
   readonly current: CurrentTurn;
-  readonly failure?: PendingFailure;
-  readonly stop?: StopCondition;
-  readonly wrapUp?: TurnResult;
   readonly resumePoint: TaskResumePoint;
+  readonly stop: StopCondition | undefined;
+  readonly wrapUp: TurnResult | undefined;
+  /** The compactor is running (TURN_INIT waits for it). */
+  readonly compacting: boolean;
 }
 
 /** Output of the turn machine: the task's result plus what the workflow must carry forward. */

@@ -23,7 +23,11 @@ export function loggerListener(logger: KernelLogger, runId: string): EventListen
   };
 }
 
-/** Appends every event to the store's log; the first failure stops the run `error`. */
+/**
+ * Appends every event to the store's log; the first failure stops the run `error`.
+ * Events are already free of secrets: foreign text is redacted where it enters (tool I/O,
+ * model and hook failures), so nothing is walked again here.
+ */
 export function storeListener(store: CheckpointStore, fail: (detail: string) => void): EventListener {
   let failed = false;
   const onError = (error: unknown) => {
@@ -34,7 +38,7 @@ export function storeListener(store: CheckpointStore, fail: (detail: string) => 
   return (event) => {
     if (failed) return;
     try {
-      const pending = store.appendEvent(redactSecrets(event));
+      const pending = store.appendEvent(event);
       if (pending instanceof Promise) pending.catch(onError);
     } catch (error) {
       onError(error);

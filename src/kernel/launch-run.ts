@@ -9,7 +9,6 @@ import { describeError } from '../errors.js';
 import { loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
-import { redactSecrets } from '../logging/redact.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
@@ -98,7 +97,7 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
       };
       sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
       try {
-        if (store !== undefined) await store.saveResult(redactSecrets(workflowResult));
+        if (store !== undefined) await store.saveResult(workflowResult);
         await plan.onFinish?.();
       } catch (error) {
         sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });

@@ -4,21 +4,21 @@
  */
 import type { Message, ToolMessage } from '../contracts/messages.js';
 import type { ModelResult } from '../contracts/model.js';
-import type { MessageQueues, QueuedMessage } from '../contracts/queues.js';
+import { clearQueue, enqueue, type MessageQueues, type QueuedMessage, type QueueName } from '../contracts/queues.js';
 import type { TaskResult, TurnResult, TurnToolCall } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { ToolResult } from '../contracts/tool.js';
-import type { InnerStopState, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
+import type { CurrentTurn, InnerStopState, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
 import { addUsage } from '../contracts/usage.js';
 import { toolCallKey } from './tool-call-key.js';
 
 export function initialTurnContext(input: TurnInput): TurnContext {
   const { progress } = input;
+  // Every field is present from the start, so the context keeps one shape across assigns.
   return {
     runId: input.runId,
     task: input.task,
-    settings: input.settings,
-    budget: input.budget,
+    frame: { settings: input.settings, budget: input.budget, startedAt: input.startedAt, elapsedBeforeMs: progress.elapsedMs },
     messages: progress.messages,
     turns: progress.turns,
     turn: progress.turns.length,
@@ -26,36 +26,40 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     usage: progress.usage,
     costUsd: progress.costUsd,
     repeat: progress.repeat,
-    followUpDue: progress.followUpDue,
-    queues: input.queues,
-    delivered: [],
+    inbox: { queues: input.queues, delivered: [], followUpDue: progress.followUpDue },
     modelCallIndex: input.modelCallIndex,
-    startedAt: input.startedAt,
-    elapsedBeforeMs: progress.elapsedMs,
     lastAt: input.startedAt,
-    current: { turn: progress.turns.length, startedAt: input.startedAt, wrapUp: false },
+    current: newTurn(progress.turns.length, input.startedAt, false),
     resumePoint: { progress, queues: input.queues, delivered: [], modelCallIndex: input.modelCallIndex },
+    stop: undefined,
+    wrapUp: undefined,
+    compacting: false,
   };
+}
+
+function newTurn(turn: number, startedAt: number, wrapUp: boolean): CurrentTurn {
+  return { turn, startedAt, wrapUp, result: undefined, toolResults: undefined, failure: undefined };
 }
 
 /** TURN_INIT: count the turn and deliver queued messages into the transcript. */
 export function beginTurn(context: TurnContext): Partial<TurnContext> {
   const turn = context.turn + 1;
-  const steering = take(context.queues.steering, context.settings.steeringMode);
-  const followUps = steering.length === 0 && context.followUpDue ? take(context.queues.followUp, context.settings.followUpMode) : [];
-  const deliveredNow = [...steering, ...followUps];
-  const current = { turn, startedAt: context.lastAt, wrapUp: false };
-  if (deliveredNow.length === 0) return { turn, current };
+  const { inbox, frame } = context;
+  const steering = take(inbox.queues.steering, frame.settings.steeringMode);
+  const followUps = steering.length === 0 && inbox.followUpDue ? take(inbox.queues.followUp, frame.settings.followUpMode) : [];
+  const current = newTurn(turn, context.lastAt, false);
+  if (steering.length === 0 && followUps.length === 0) return { turn, current };
   const messages: Message[] = [
     ...context.messages,
     ...steering.map((message): Message => ({ role: 'user', content: message.content, source: 'steering' })),
     ...followUps.map((message): Message => ({ role: 'user', content: message.content, source: 'follow_up' })),
   ];
   const queues: MessageQueues = {
-    steering: context.queues.steering.slice(steering.length),
-    followUp: context.queues.followUp.slice(followUps.length),
+    steering: inbox.queues.steering.slice(steering.length),
+    followUp: inbox.queues.followUp.slice(followUps.length),
   };
-  return { turn, current, messages, queues, delivered: [...context.delivered, ...deliveredNow.map((message) => message.id)] };
+  const delivered = [...inbox.delivered, ...steering.map((message) => message.id), ...followUps.map((message) => message.id)];
+  return { turn, current, messages, inbox: { ...inbox, queues, delivered } };
 }
 
 function take(queue: readonly QueuedMessage[], mode: 'one-at-a-time' | 'all'): readonly QueuedMessage[] {
@@ -73,7 +77,7 @@ export function recordModelResult(context: TurnContext, result: ModelResult, at:
     current: { ...context.current, result },
   };
   if (result.type === 'failure') {
-    return { ...base, failure: { scope: 'model', message: `${result.code}: ${result.message}` } };
+    return { ...base, current: { ...base.current, failure: { scope: result.code === 'hook_failed' ? 'hook' : 'model', message: `${result.code}: ${result.message}` } } };
   }
   const assistant: Message =
     result.toolCalls.length > 0
@@ -112,18 +116,18 @@ export function stopState(context: TurnContext): InnerStopState {
   return {
     runId: context.runId,
     task: context.task,
-    budget: context.budget,
+    budget: context.frame.budget,
     turn: context.turn,
     toolCalls: context.toolCalls,
     usage: context.usage,
     costUsd: context.costUsd,
     repeat: context.repeat,
-    elapsedBeforeMs: context.elapsedBeforeMs,
-    startedAt: context.startedAt,
+    elapsedBeforeMs: context.frame.elapsedBeforeMs,
+    startedAt: context.frame.startedAt,
     result: context.current.result,
     toolResults: context.current.toolResults,
-    failure: context.failure,
-    pendingMessages: context.queues.steering.length > 0 || context.queues.followUp.length > 0,
+    failure: context.current.failure,
+    pendingMessages: context.inbox.queues.steering.length > 0 || context.inbox.queues.followUp.length > 0,
     messages: context.messages,
   };
 }
@@ -152,11 +156,12 @@ function turnResult(context: TurnContext, at: number, stop: StopCondition | unde
 /** CHECK_STOP decided: close the turn. */
 export function finishTurn(context: TurnContext, stop: StopCondition | undefined, at: number): Partial<TurnContext> {
   const finished = turnResult(context, at, stop);
+  const followUpDue = !hasToolCalls(context.current.result);
   return {
     turns: [...context.turns, finished],
-    followUpDue: !hasToolCalls(context.current.result),
+    inbox: followUpDue === context.inbox.followUpDue ? context.inbox : { ...context.inbox, followUpDue },
     lastAt: at,
-    ...(stop === undefined ? {} : { stop }),
+    stop,
   };
 }
 
@@ -168,9 +173,9 @@ export function progressOf(context: TurnContext): TurnProgress {
     toolCalls: context.toolCalls,
     usage: context.usage,
     costUsd: context.costUsd,
-    elapsedMs: context.elapsedBeforeMs + Math.max(0, context.lastAt - context.startedAt),
+    elapsedMs: context.frame.elapsedBeforeMs + Math.max(0, context.lastAt - context.frame.startedAt),
     repeat: context.repeat,
-    followUpDue: context.followUpDue,
+    followUpDue: context.inbox.followUpDue,
   };
 }
 
@@ -181,14 +186,15 @@ export const WRAP_UP_PROMPT =
 export function beginWrapUp(context: TurnContext): Partial<TurnContext> {
   return {
     messages: [...context.messages, { role: 'user', content: WRAP_UP_PROMPT, source: 'wrap_up' }],
-    current: { turn: context.turn, startedAt: context.lastAt, wrapUp: true },
+    current: newTurn(context.turn, context.lastAt, true),
   };
 }
 
 export function recordWrapUp(context: TurnContext, result: ModelResult, at: number): Partial<TurnContext> {
+  // A failed wrap-up call does not change how the task stopped; it only leaves no answer.
   const recorded = recordModelResult(context, result, at);
-  const withResult = { ...context, ...recorded, failure: context.failure };
-  return { ...recorded, failure: context.failure, wrapUp: turnResult(withResult, at, undefined) };
+  const withResult = { ...context, ...recorded };
+  return { ...recorded, wrapUp: turnResult(withResult, at, undefined) };
 }
 
 /** DONE: close a turn cut mid-way, then build the task result. */
@@ -209,10 +215,10 @@ export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutp
     output: wrapUpText !== undefined && wrapUpText !== '' ? wrapUpText : (last?.assistantText ?? ''),
     usage: context.usage,
     costUsd: context.costUsd,
-    runtimeMs: context.elapsedBeforeMs + Math.max(0, stop.at - context.startedAt),
+    runtimeMs: context.frame.elapsedBeforeMs + Math.max(0, stop.at - context.frame.startedAt),
     ...(context.wrapUp === undefined ? {} : { wrapUp: context.wrapUp }),
   };
-  return { result, delivered: context.delivered, modelCallIndex: context.modelCallIndex, resumePoint: context.resumePoint };
+  return { result, delivered: context.inbox.delivered, modelCallIndex: context.modelCallIndex, resumePoint: context.resumePoint };
 }
 
 export function deadlineStop(context: TurnContext): StopCondition {
@@ -221,10 +227,25 @@ export function deadlineStop(context: TurnContext): StopCondition {
     reason: 'max_runtime',
     detail: `task runtime reached maxRuntimeMs=${limit}`,
     bound: { name: 'maxRuntimeMs', limit, value: limit },
-    at: context.startedAt + Math.max(0, limit - context.elapsedBeforeMs),
+    at: context.frame.startedAt + Math.max(0, limit - context.frame.elapsedBeforeMs),
   };
 }
 
 export function remainingRuntimeMs(context: TurnContext): number {
-  return Math.max(0, context.task.bounds.maxRuntimeMs - context.elapsedBeforeMs);
+  return Math.max(0, context.task.bounds.maxRuntimeMs - context.frame.elapsedBeforeMs);
+}
+
+/** NEXT_TURN: remember where a resume would continue from. */
+export function markResumePoint(context: TurnContext): Partial<TurnContext> {
+  return {
+    resumePoint: { progress: progressOf(context), queues: context.inbox.queues, delivered: context.inbox.delivered, modelCallIndex: context.modelCallIndex },
+  };
+}
+
+export function enqueueMessage(context: TurnContext, queue: 'steering' | 'followUp', message: QueuedMessage): Partial<TurnContext> {
+  return { inbox: { ...context.inbox, queues: enqueue(context.inbox.queues, queue, message) } };
+}
+
+export function clearMessages(context: TurnContext, queue: QueueName): Partial<TurnContext> {
+  return { inbox: { ...context.inbox, queues: clearQueue(context.inbox.queues, queue) } };
 }

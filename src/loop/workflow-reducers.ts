@@ -20,8 +20,11 @@ export function initialWorkflowContext(input: WorkflowInput): WorkflowContext {
     startedAt: input.startedAt,
     elapsedBeforeMs: progress.elapsedMs,
     lastAt: input.startedAt,
-    ...(progress.strategy === undefined ? {} : { strategy: progress.strategy }),
-    ...(progress.active === undefined ? {} : { active: progress.active }),
+    strategy: progress.strategy,
+    active: progress.active,
+    halted: undefined,
+    pendingStop: undefined,
+    stop: undefined,
   };
 }
 

@@ -64,12 +64,14 @@ export function createStreamAssembler(callIndex: number): StreamAssembler {
   const pending = new Map<number, PendingToolCall>();
   let lastKey: number | undefined;
 
+  function nextFreeKey(): number {
+    return pending.size === 0 ? 0 : Math.max(...pending.keys()) + 1;
+  }
+
   function slotFor(delta: WireToolCallDelta): PendingToolCall {
     // Calls are keyed by `index`; a server that omits it gets a new slot per new id, else the last one.
-    let key: number;
-    if (typeof delta.index === 'number') key = delta.index;
-    else if (lastKey === undefined || (delta.id && delta.id !== pending.get(lastKey)?.id)) key = pending.size === 0 ? 0 : Math.max(...pending.keys()) + 1;
-    else key = lastKey;
+    const opensNewCall = lastKey === undefined || (Boolean(delta.id) && delta.id !== pending.get(lastKey)?.id);
+    const key = typeof delta.index === 'number' ? delta.index : opensNewCall ? nextFreeKey() : (lastKey as number);
     lastKey = key;
     let slot = pending.get(key);
     if (slot === undefined) {

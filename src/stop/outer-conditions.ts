@@ -36,7 +36,7 @@ export const everyTaskFinished: OuterCondition = ({ remaining, results }) => {
   const early = results.filter((result) => !isNaturalCompletion(result.stop.reason));
   const detail =
     early.length === 0
-      ? `every task finished (${results.length})`
+      ? `all ${results.length} tasks finished`
       : `every task ran (${results.length}); ${early.length} stopped early: ${early.map((result) => `${result.taskId} ${result.stop.reason}`).join(', ')}`;
   return { reason: 'goal_achieved', detail };
 };

@@ -38,7 +38,7 @@ export const reactStrategy: TaskStrategy = {
   async next(input, run, deps) {
     const task = run.tasks[input.results.length];
     if (task === undefined) {
-      return { kind: 'stop', stop: { reason: 'goal_achieved', detail: `every task finished (${input.results.length})`, at: deps.clock.now() } };
+      return { kind: 'stop', stop: { reason: 'goal_achieved', detail: `all ${input.results.length} tasks finished`, at: deps.clock.now() } };
     }
     return { kind: 'task', active: freshActiveTask(task, deps.system) };
   },

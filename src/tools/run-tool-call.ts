@@ -3,9 +3,9 @@ import type { ToolCall } from '../contracts/messages.js';
 import type { PolicyVerdict } from '../contracts/policy.js';
 import { isTerminatingOutput, type Tool, type ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
+import { redactString } from '../logging/redact.js';
 import type { KernelDeps } from '../kernel/kernel-deps.js';
 import type { RunRuntime } from '../kernel/run-runtime.js';
-import { redactSecrets } from '../logging/redact.js';
 import { executedResult, refusedResult } from './tool-results.js';
 
 /** A hook (before/after/policy) threw: the task ends `error`. */
@@ -92,7 +92,7 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   const result = executedResult(call, args.value, value, isError, outcome.terminate && !isError);
-  if (run.store !== undefined) await run.store.recordToolResult(run.runId, redactSecrets(result));
+  if (run.store !== undefined) await run.store.recordToolResult(run.runId, result);
   return result;
 }
 
@@ -109,7 +109,7 @@ async function guardHook<T>(name: string, hook: () => T | Promise<T>): Promise<T
   try {
     return await hook();
   } catch (error) {
-    throw new ToolHookFailure('hook', `${name} threw: ${describeError(error)}`);
+    throw new ToolHookFailure('hook', redactString(`${name} threw: ${describeError(error)}`));
   }
 }
 
@@ -121,7 +121,7 @@ async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope):
   try {
     verdict = await gate({ runId: run.runId, taskId: scope.taskId, toolCallId: call.id, name: call.name, args, spent: scope.spent }, scope.signal);
   } catch (error) {
-    throw new ToolHookFailure('policy', `policy gate threw on tool "${call.name}": ${describeError(error)}`);
+    throw new ToolHookFailure('policy', redactString(`policy gate threw on tool "${call.name}": ${describeError(error)}`));
   }
   const decision = { taskId: scope.taskId, taskIndex: scope.taskIndex, toolCallId: call.id, toolName: call.name };
   if (verdict.decision === 'require_approval') {

@@ -1,5 +1,9 @@
 import type { ToolCall } from '../contracts/messages.js';
 import type { ToolResult } from '../contracts/tool.js';
+import { redactSecrets, redactString } from '../logging/redact.js';
+
+// Tool I/O is foreign text: secrets in it are redacted here, where it enters the kernel, so that
+// the transcript, events, checkpoints and stores downstream never see them.
 
 /** The text the model sees for a value: strings as they are, everything else as JSON. */
 export function toContent(value: unknown): string {
@@ -17,9 +21,9 @@ export function refusedResult(call: ToolCall, message: string, options: { usedSl
   return {
     toolCallId: call.id,
     name: call.name,
-    args: call.args,
-    result: message,
-    content: `Error: ${message}`,
+    args: redactSecrets(call.args),
+    result: redactString(message),
+    content: `Error: ${redactString(message)}`,
     isError: true,
     terminate: false,
     executed: false,
@@ -29,13 +33,13 @@ export function refusedResult(call: ToolCall, message: string, options: { usedSl
 }
 
 export function executedResult(call: ToolCall, args: unknown, value: unknown, isError: boolean, terminate: boolean): ToolResult {
-  const result = isError ? toErrorMessage(value) : value;
+  const result = isError ? redactString(toErrorMessage(value)) : redactSecrets(value);
   return {
     toolCallId: call.id,
     name: call.name,
-    args,
+    args: redactSecrets(args),
     result,
-    content: isError ? `Error: ${String(result)}` : toContent(value),
+    content: isError ? `Error: ${result as string}` : toContent(result),
     isError,
     terminate,
     executed: true,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createKernel, defineTool, runWorkflow, type KernelEvent } from 'dualloop';
-import { openaiModel } from '../../src/providers/openai-model.js';
+import { createKernel, defineTool, openaiModel, runWorkflow, type KernelEvent } from 'dualloop';
 import { chunk, stream, textAnswer, toolCallAnswer, status } from '../support/openai-compatible-server.js';
 import { isolateOpenAIEnvironment, SECRET, SECRET_PIECES, useServer } from './helpers.js';
 

@@ -5,7 +5,6 @@ import type { Message } from '../../contracts/messages.js';
 import { CHECKPOINT_VERSION } from '../../contracts/store.js';
 import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
-import { redactSecrets } from '../../logging/redact.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry } from '../run-runtime.js';
 
@@ -26,7 +25,7 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
     const store = run.store;
     if (store === undefined) return;
     run.checkpointSequence += 1;
-    const envelope = redactSecrets({
+    const envelope = {
       version: CHECKPOINT_VERSION,
       runId: run.runId,
       kind: 'turn' as const,
@@ -34,7 +33,7 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
       savedAt: deps.clock.now(),
       eventSeq: run.events.lastSeq,
       progress: { ...run.latestProgress, queues: checkpoint.point.queues, active: { task: checkpoint.task, point: checkpoint.point } },
-    });
+    };
     const saved = () =>
       run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId: checkpoint.task.id, taskIndex: checkpoint.task.index, turn: checkpoint.point.progress.turns.length });
     const failed = (error: unknown) => {

@@ -11,7 +11,6 @@ import type {
   TaskSourceOutput,
 } from '../../contracts/workflow-protocol.js';
 import { describeError } from '../../errors.js';
-import { redactSecrets } from '../../logging/redact.js';
 import { haltedByTask, OUTER_CONDITIONS } from '../../stop/outer-conditions.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
 import type { TaskStrategy } from '../../strategies/strategy.js';
@@ -78,7 +77,7 @@ export function createCheckpointer(deps: KernelDeps, registry: RunRegistry) {
     if (run.store !== undefined) {
       run.checkpointSequence += 1;
       await run.store.saveCheckpoint(
-        redactSecrets({
+        {
           version: CHECKPOINT_VERSION,
           runId: run.runId,
           kind: 'task',
@@ -86,7 +85,7 @@ export function createCheckpointer(deps: KernelDeps, registry: RunRegistry) {
           savedAt: deps.clock.now(),
           eventSeq: run.events.lastSeq,
           progress: input.progress,
-        }),
+        },
       );
       run.emit({ type: 'checkpoint_saved', kind: 'task', taskId: input.task.taskId, taskIndex: input.task.index });
     }
