@@ -44,7 +44,8 @@ export type {
   ToolOutcome,
   TransformContext,
 } from './contracts/hooks.js';
-export type { CheckpointEnvelope, CheckpointStore, LeaseResult, RunRecord, RunSummary } from './contracts/store.js';
+export type { CheckpointEnvelope, CheckpointStore, LeaseResult, MaybePromise, RunRecord, RunSummary } from './contracts/store.js';
+export type { AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from './contracts/audit.js';
 export type { DeliveryMode } from './contracts/queues.js';
 export { ConfigError, RunError } from './errors.js';
 export type { ConfigIssue } from './errors.js';

@@ -1,3 +1,4 @@
+import { buildAudit } from '../audit/build-audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointEnvelope, CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
@@ -68,6 +69,11 @@ export function memoryStore(): CheckpointStore {
     releaseLease(runId, holder) {
       const run = entry(runId);
       if (run?.lease?.holder === holder) run.lease = undefined;
+    },
+    audit(runId) {
+      const run = entry(runId);
+      if (run === undefined) return undefined;
+      return buildAudit({ record: run.record, result: run.result, progress: run.checkpoint?.progress, events: run.events });
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { AuditReport } from './audit.js';
 import type { KernelEvent } from './events.js';
 import type { StopCondition } from './stop.js';
 import type { ToolResult } from './tool.js';
@@ -68,5 +69,7 @@ export interface CheckpointStore {
   /** Takes or renews the run's lease for `holder` until `now + ttlMs`; refused while another holder's lease is live. */
   acquireLease(runId: string, holder: string, ttlMs: number, now: number): MaybePromise<LeaseResult>;
   releaseLease(runId: string, holder: string): MaybePromise<void>;
+  /** The stop tree and policy decisions of a run (src/audit/build-audit.ts builds it from the other methods). */
+  audit(runId: string): MaybePromise<AuditReport | undefined>;
   close?(): MaybePromise<void>;
 }

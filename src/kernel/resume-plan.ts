@@ -1,3 +1,4 @@
+import { RESUMABLE_REASONS } from '../audit/build-audit.js';
 import { parseEnvelope } from '../checkpoint/envelope.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
@@ -5,8 +6,6 @@ import { RunError } from '../errors.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { LaunchPlan } from './launch-run.js';
 
-/** Stops after which a run can be resumed; any other stop is final. */
-export const RESUMABLE_STOPS = new Set(['context_canceled', 'awaiting_approval', 'error', 'max_session_runtime']);
 
 type ResumePlan = Omit<LaunchPlan, 'progress'> & { readonly progress: WorkflowProgress | undefined };
 
@@ -27,11 +26,11 @@ export async function loadResumePlan(
     throw new RunError({ code: 'run_not_found', runId, message: `run ${runId} does not exist in the ${store.kind} store` });
   }
   const finished = await store.loadResult(runId);
-  if (finished !== undefined && !RESUMABLE_STOPS.has(finished.stop.reason)) {
+  if (finished !== undefined && !RESUMABLE_REASONS.has(finished.stop.reason)) {
     throw new RunError({
       code: 'run_finished',
       runId,
-      message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_STOPS].join(', ')} or by a crash can be resumed`,
+      message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
   const raw = await store.loadCheckpoint(runId);

@@ -1,0 +1,91 @@
+import type { AuditPolicyDecision, AuditReport, AuditTask } from '../contracts/audit.js';
+import type { KernelEvent } from '../contracts/events.js';
+import { EMPTY_METRICS, type TaskResult, type WorkflowResult } from '../contracts/results.js';
+import type { RunRecord } from '../contracts/store.js';
+import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+
+/** Stops after which `kernel.resume(runId)` continues the run. */
+export const RESUMABLE_REASONS: ReadonlySet<string> = new Set(['context_canceled', 'awaiting_approval', 'error', 'max_session_runtime']);
+
+export interface AuditSources {
+  readonly record: RunRecord;
+  readonly result: WorkflowResult | undefined;
+  /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
+  readonly progress: WorkflowProgress | undefined;
+  readonly events: readonly KernelEvent[];
+}
+
+/** Builds the stop tree from what any store keeps; every store's `audit()` delegates here. */
+export function buildAudit({ record, result, progress, events }: AuditSources): AuditReport {
+  const tasks = (result?.tasks ?? progress?.results ?? []).map(auditTask);
+  const policyDecisions: AuditPolicyDecision[] = [];
+  const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
+  for (const event of events) {
+    if (event.type === 'policy_decision') {
+      policyDecisions.push({
+        at: event.at,
+        seq: event.seq,
+        subject: event.subject,
+        taskId: event.taskId,
+        ...(event.toolCallId === undefined ? {} : { toolCallId: event.toolCallId }),
+        ...(event.toolName === undefined ? {} : { toolName: event.toolName }),
+        decision: event.decision,
+        reason: event.reason,
+        ...(event.approvalId === undefined ? {} : { approvalId: event.approvalId }),
+      });
+    }
+    const planned = planOf(event);
+    if (planned !== undefined) plans.push(planned);
+  }
+  const stop = result?.stop;
+  const status: AuditReport['status'] = stop === undefined ? 'incomplete' : RESUMABLE_REASONS.has(stop.reason) ? 'resumable' : 'finished';
+  return {
+    runId: record.runId,
+    ...(record.name === undefined ? {} : { name: record.name }),
+    createdAt: record.createdAt,
+    status,
+    workflow: {
+      ...(stop === undefined ? {} : { stop }),
+      metrics: result?.metrics ?? progress?.metrics ?? EMPTY_METRICS,
+      ...(stop?.bound === undefined ? {} : { bound: stop.bound }),
+    },
+    tasks,
+    policyDecisions,
+    plans,
+    events: events.length,
+  };
+}
+
+function auditTask(task: TaskResult): AuditTask {
+  return {
+    taskId: task.taskId,
+    index: task.index,
+    description: task.description,
+    stop: task.stop,
+    counters: {
+      turns: task.turnCount,
+      toolCalls: task.toolCalls,
+      inputTokens: task.usage.inputTokens,
+      outputTokens: task.usage.outputTokens,
+      costUsd: task.costUsd,
+      runtimeMs: task.runtimeMs,
+    },
+    ...(task.stop.bound === undefined ? {} : { bound: task.stop.bound }),
+    turns: task.turns.map((turn) => ({
+      turn: turn.turn,
+      ...(turn.stop === undefined ? {} : { stop: turn.stop }),
+      toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name, isError: call.isError })),
+      usage: turn.usage,
+      runtimeMs: turn.runtimeMs,
+    })),
+  };
+}
+
+/** Plan events are added by the plan strategies; read them structurally so this file does not depend on them. */
+function planOf(event: KernelEvent): { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string } | undefined {
+  const type = (event as { type: string }).type;
+  if (type !== 'plan_created' && type !== 'plan_revised') return undefined;
+  const plan = event as unknown as { steps?: readonly (string | { description?: string })[]; reason?: string };
+  const steps = (plan.steps ?? []).map((step) => (typeof step === 'string' ? step : (step.description ?? '')));
+  return { at: event.at, kind: type === 'plan_created' ? 'created' : 'revised', steps, ...(plan.reason === undefined ? {} : { reason: plan.reason }) };
+}

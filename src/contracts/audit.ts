@@ -1,0 +1,60 @@
+import type { PolicySubject } from './events.js';
+import type { TaskCounters } from './events.js';
+import type { StopBound, StopCondition } from './stop.js';
+import type { Usage } from './usage.js';
+import type { WorkflowMetrics } from './results.js';
+
+/** One turn in the stop tree. */
+export interface AuditTurn {
+  readonly turn: number;
+  readonly stop?: StopCondition;
+  readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly isError: boolean }[];
+  readonly usage: Usage;
+  readonly runtimeMs: number;
+}
+
+/** One task in the stop tree, with the counters at its stop and the bound that fired (with its configured value). */
+export interface AuditTask {
+  readonly taskId: string;
+  readonly index: number;
+  readonly description: string;
+  readonly stop: StopCondition;
+  readonly counters: TaskCounters;
+  readonly bound?: StopBound;
+  readonly turns: readonly AuditTurn[];
+}
+
+export interface AuditPolicyDecision {
+  readonly at: number;
+  readonly seq: number;
+  readonly subject: PolicySubject;
+  readonly taskId: string;
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+  readonly decision: 'allow' | 'deny' | 'require_approval';
+  readonly reason: string;
+  readonly approvalId?: string;
+}
+
+/**
+ * What `store.audit(runId)` returns: the stop tree (workflow → tasks → turns) and the policy
+ * decisions with their reasons. `status` says whether the run finished, stopped resumably
+ * (`context_canceled`, `awaiting_approval`, `error`, `max_session_runtime`), or has no result
+ * yet (running, or crashed and resumable).
+ */
+export interface AuditReport {
+  readonly runId: string;
+  readonly name?: string;
+  readonly createdAt: number;
+  readonly status: 'finished' | 'resumable' | 'incomplete';
+  readonly workflow: {
+    readonly stop?: StopCondition;
+    readonly metrics: WorkflowMetrics;
+    readonly bound?: StopBound;
+  };
+  readonly tasks: readonly AuditTask[];
+  readonly policyDecisions: readonly AuditPolicyDecision[];
+  /** Plans created or revised by the plan strategies, in order (empty for `react`). */
+  readonly plans: readonly { readonly at: number; readonly kind: 'created' | 'revised'; readonly steps: readonly string[]; readonly reason?: string }[];
+  readonly events: number;
+}
