@@ -39,6 +39,7 @@ import {
   recordModelResult,
   recordWrapUp,
   remainingRuntimeMs,
+  resumesPendingTurn,
   stopState,
 } from '../src/loop/turn-reducers.js';
 
@@ -137,12 +138,15 @@ export const turnMachine = turnSetup.createMachine({
           params: ({ context }) => ({ type: 'turn_start', taskId: context.task.id, taskIndex: context.task.index, turn: context.turn }),
         },
         enqueueActions(({ context, check, enqueue: queue }) => {
-          if (!check('needsCompaction')) return;
+          if (resumesPendingTurn(context) || !check('needsCompaction')) return;
           queue.assign({ compacting: true });
           queue.spawnChild('compactor', { id: 'compactor', input: { ...serviceInput(context), messages: context.messages, turn: context.turn } });
         }),
       ],
-      always: { guard: ({ context }) => !context.compacting, target: 'PLAN' },
+      always: [
+        { guard: ({ context }) => resumesPendingTurn(context), target: 'ACT' },
+        { guard: ({ context }) => !context.compacting, target: 'PLAN' },
+      ],
       on: {
         'xstate.done.actor.compactor': {
           target: 'PLAN',

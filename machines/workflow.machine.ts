@@ -9,7 +9,7 @@
  * supplied by the composition root (src/kernel/provide-machines.ts).
  * The session deadline is a delayed transition on the whole machine: it cancels the running task.
  */
-import { assign, fromPromise, sendTo, setup } from 'xstate';
+import { and, assign, fromPromise, sendTo, setup, stateIn } from 'xstate';
 import type { KernelEventBody } from '../src/contracts/events.js';
 import type { TurnOutput } from '../src/contracts/turn-protocol.js';
 import type {
@@ -29,6 +29,7 @@ import { clearQueue, enqueue } from '../src/contracts/queues.js';
 import {
   initialWorkflowContext,
   progressOf,
+  recordPick,
   recordTask,
   remainingSessionMs,
   sessionDeadlineStop,
@@ -63,14 +64,17 @@ const workflowSetup = setup({
       stop: { reason: 'error' as const, detail: params.detail, at: context.lastAt },
     })),
   },
+  guards: {
+    /** Nothing has decided the run's stop yet. */
+    idle: ({ context }) => context.stop === undefined && context.pendingStop === undefined,
+  },
   delays: {
     sessionDeadline: ({ context }) => remainingSessionMs(context),
   },
 });
 
-const taskRunning = ({ context }: { context: WorkflowContext }) =>
-  context.stop === undefined && context.pendingStop === undefined && context.active !== undefined;
-const idle = ({ context }: { context: WorkflowContext }) => context.stop === undefined && context.pendingStop === undefined;
+/** Only TASK_EXECUTE has a running task to cancel (a task picked at TASK_SELECT has not started). */
+const taskRunning = and([stateIn('TASK_EXECUTE'), 'idle']);
 
 /** A cancel or the session deadline: a running task is cancelled and reports back; otherwise stop now. */
 const cancelTask = workflowSetup.sendTo('task', ({ context }) => ({ type: 'CANCEL', stop: context.pendingStop! }));
@@ -81,13 +85,13 @@ export const workflowMachine = workflowSetup.createMachine({
   after: {
     sessionDeadline: [
       { guard: taskRunning, actions: [assign(({ context }) => ({ pendingStop: sessionDeadlineStop(context) })), cancelTask] },
-      { guard: idle, target: '.DONE', actions: assign(({ context }) => ({ stop: sessionDeadlineStop(context) })) },
+      { guard: 'idle', target: '.DONE', actions: assign(({ context }) => ({ stop: sessionDeadlineStop(context) })) },
     ],
   },
   on: {
     ABORT: [
       { guard: taskRunning, actions: [assign(({ event }) => ({ pendingStop: event.stop })), cancelTask] },
-      { guard: idle, target: '.DONE', actions: assign(({ event }) => ({ stop: event.stop })) },
+      { guard: 'idle', target: '.DONE', actions: assign(({ event }) => ({ stop: event.stop })) },
     ],
     STEER: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'steering', event.message) })) },
     FOLLOW_UP: { actions: assign(({ context, event }) => ({ queues: enqueue(context.queues, 'followUp', event.message) })) },
@@ -103,27 +107,25 @@ export const workflowMachine = workflowSetup.createMachine({
       states: {
         PICK: {
           invoke: {
+            id: 'taskSource',
             src: 'taskSource',
-            input: ({ context }) => ({ runId: context.runId, results: context.results, metrics: context.metrics, strategy: context.strategy }),
+            input: ({ context }) => ({
+              runId: context.runId,
+              results: context.results,
+              metrics: context.metrics,
+              modelCallIndex: context.modelCallIndex,
+              strategy: context.strategy,
+            }),
             onDone: [
-              {
-                guard: ({ event }) => event.output.kind === 'stop',
-                target: '#workflow.DONE',
-                actions: assign(({ event }) => ({ stop: (event.output as Extract<TaskSourceOutput, { kind: 'stop' }>).stop, strategy: event.output.strategy })),
-              },
-              {
-                target: 'GATE',
-                actions: assign(({ event }) => {
-                  const output = event.output as Extract<TaskSourceOutput, { kind: 'task' }>;
-                  return { active: output.active, strategy: output.strategy };
-                }),
-              },
+              { guard: ({ event }) => event.output.kind === 'stop', target: '#workflow.DONE', actions: assign(({ context, event }) => recordPick(context, event.output)) },
+              { target: 'GATE', actions: assign(({ context, event }) => recordPick(context, event.output)) },
             ],
             onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `task source failed: ${describe(event.error)}` }) } },
           },
         },
         GATE: {
           invoke: {
+            id: 'policyGate',
             src: 'policyGate',
             input: ({ context }) => ({ runId: context.runId, task: context.active!.task, metrics: context.metrics }),
             onDone: [
@@ -196,6 +198,7 @@ export const workflowMachine = workflowSetup.createMachine({
     },
     CHECKPOINT: {
       invoke: {
+        id: 'checkpointer',
         src: 'checkpointer',
         input: ({ context }) => ({ runId: context.runId, progress: progressOf(context), task: context.results[context.results.length - 1]! }),
         onDone: [
@@ -207,6 +210,7 @@ export const workflowMachine = workflowSetup.createMachine({
     },
     NEXT_TASK: {
       invoke: {
+        id: 'outerStopEvaluator',
         src: 'outerStopEvaluator',
         input: ({ context }) => ({
           runId: context.runId,

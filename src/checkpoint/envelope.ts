@@ -71,6 +71,16 @@ export const TaskSpecSchema = z.object({
   bounds: InnerBoundsSchema,
 });
 
+const ModelResponseSchema = z.object({
+  type: z.literal('response'),
+  text: z.string(),
+  toolCalls: z.array(ToolCallSchema),
+  usage: UsageSchema,
+  costUsd: z.number().nonnegative(),
+  finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']),
+  warnings: z.array(z.string()).optional(),
+});
+
 const ResumePointSchema = z.object({
   progress: z.object({
     messages: z.array(MessageSchema),
@@ -81,6 +91,7 @@ const ResumePointSchema = z.object({
     elapsedMs: z.number().nonnegative(),
     repeat: z.object({ key: z.string(), count: z.number().int().nonnegative() }),
     followUpDue: z.boolean(),
+    pending: z.object({ turn: z.number().int().positive(), response: ModelResponseSchema }).optional(),
   }),
   queues: QueuesSchema,
   delivered: z.array(z.number().int()),

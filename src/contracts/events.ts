@@ -1,4 +1,5 @@
 import type { FinishReason } from './model.js';
+import type { QueueName } from './queues.js';
 import type { StopCondition } from './stop.js';
 import type { TurnResult, WorkflowMetrics } from './results.js';
 import type { Usage } from './usage.js';
@@ -69,8 +70,31 @@ export type KernelEventBody =
       readonly reason: string;
       readonly approvalId?: string;
     }
+  | { readonly type: 'message_queued'; readonly queue: 'steering' | 'followUp'; readonly id: number; readonly content: string }
+  | { readonly type: 'queue_cleared'; readonly queue: QueueName }
+  | { readonly type: 'plan_created'; readonly strategy: PlanStrategyName; readonly version: number; readonly steps: readonly PlanStepView[] }
+  | {
+      readonly type: 'plan_revised';
+      readonly strategy: PlanStrategyName;
+      readonly version: number;
+      /** The steps still to run under the revised plan. */
+      readonly steps: readonly PlanStepView[];
+      readonly reason: string;
+      /** `step_failed`: a replan (counts against `maxReplans`); `review`: a hybrid revision after a completed step. */
+      readonly trigger: 'step_failed' | 'review';
+      readonly replansUsed: number;
+    }
+  | { readonly type: 'strategy_selected'; readonly strategy: 'react' | PlanStrategyName; readonly reason: string; readonly by: 'rules' | 'classifier' }
   | { readonly type: 'error'; readonly scope: ErrorScope; readonly message: string; readonly taskId?: string; readonly taskIndex?: number }
   | { readonly type: 'warning'; readonly message: string; readonly taskId?: string; readonly taskIndex?: number };
+
+/** The strategies that plan (src/strategies/); `auto` picks one of them or `react`. */
+export type PlanStrategyName = 'plan_execute' | 'hybrid';
+
+/** One step of a plan as events and the audit show it. */
+export interface PlanStepView {
+  readonly description: string;
+}
 
 export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'policy' | 'stop_evaluator' | 'compactor' | 'internal';
 

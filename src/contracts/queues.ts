@@ -24,6 +24,16 @@ export function withoutIds(queues: MessageQueues, ids: ReadonlySet<number>): Mes
   };
 }
 
+/** Every message of both, once each, in id order. */
+export function mergeQueues(a: MessageQueues, b: MessageQueues): MessageQueues {
+  const merge = (x: readonly QueuedMessage[], y: readonly QueuedMessage[]) => {
+    const byId = new Map<number, QueuedMessage>();
+    for (const message of [...x, ...y]) byId.set(message.id, message);
+    return [...byId.values()].sort((first, second) => first.id - second.id);
+  };
+  return { steering: merge(a.steering, b.steering), followUp: merge(a.followUp, b.followUp) };
+}
+
 export function clearQueue(queues: MessageQueues, name: QueueName): MessageQueues {
   if (name === 'all') return EMPTY_QUEUES;
   return name === 'steering' ? { ...queues, steering: [] } : { ...queues, followUp: [] };

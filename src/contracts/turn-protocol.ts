@@ -4,7 +4,7 @@
  */
 import type { InnerBounds } from './bounds.js';
 import type { Message } from './messages.js';
-import type { ModelResult } from './model.js';
+import type { ModelResponse, ModelResult } from './model.js';
 import type { DeliveryMode, MessageQueues, QueuedMessage, QueueName } from './queues.js';
 import type { TaskResult, TurnResult } from './results.js';
 import type { StopCondition } from './stop.js';
@@ -50,6 +50,11 @@ export interface TurnProgress {
   readonly repeat: RepeatState;
   /** The last turn produced no tool calls: follow-ups are due at the next turn. */
   readonly followUpDue: boolean;
+  /**
+   * A turn whose model call answered with tool calls that have not all run (the task parked for
+   * approval): a resume continues at ACT with these calls instead of calling the model again.
+   */
+  readonly pending?: { readonly turn: number; readonly response: ModelResponse };
 }
 
 /** Where a resume continues a task from: the state after its last completed turn. */
@@ -81,6 +86,8 @@ export interface CurrentTurn {
   readonly toolResults: readonly ToolResult[] | undefined;
   /** A failure that ends the task `error` at this turn's CHECK_STOP. */
   readonly failure: PendingFailure | undefined;
+  /** Set once the model asked for tools: where a task parked for approval resumes (at ACT). */
+  readonly resumeAt: TaskResumePoint | undefined;
 }
 
 /** What does not change while a task segment runs. */

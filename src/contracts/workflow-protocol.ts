@@ -48,6 +48,8 @@ export interface WorkflowContext {
   readonly settings: WorkflowSettings;
   readonly results: readonly TaskResult[];
   readonly metrics: WorkflowMetrics;
+  /** Metrics of the tasks a resume will not run again (all but a halted task). */
+  readonly committedMetrics: WorkflowMetrics;
   readonly queues: MessageQueues;
   readonly modelCallIndex: number;
   readonly startedAt: number;
@@ -55,7 +57,10 @@ export interface WorkflowContext {
   readonly strategy?: unknown;
   /** The task picked at TASK_SELECT, or restored on resume. */
   readonly active?: ActiveTask;
-  /** Set by the last finished task when it did not complete, for the checkpoint. */
+  /**
+   * The last task, when the workflow stops on it for a resumable reason (cancel, approval, error,
+   * session deadline): a resume runs it again from its resume point, so it is not committed.
+   */
   readonly halted?: ActiveTask;
   /** A cancel or deadline that arrived while a task ran; the workflow ends with it. */
   readonly pendingStop?: StopCondition;
@@ -80,13 +85,31 @@ export interface TaskSourceInput {
   readonly runId: string;
   readonly results: readonly TaskResult[];
   readonly metrics: WorkflowMetrics;
+  /** The executor model's call index (`model`): a planner that is the same model continues it. */
+  readonly modelCallIndex: number;
   readonly strategy?: unknown;
 }
 
-/** The next task, or why there is none. `strategy` is the strategy's updated state. */
-export type TaskSourceOutput =
+/**
+ * Model calls a strategy made while picking (planning, replanning, reviewing, classifying).
+ * Each call counts as a turn of the workflow and its usage as workflow usage.
+ */
+export interface StrategySpend {
+  readonly turns: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+}
+
+/**
+ * The next task, or why there is none. `strategy` is the strategy's updated state; `spent` and
+ * `modelCallIndex` (the executor's index after calls the strategy made on the executor model)
+ * are set when the strategy called a model.
+ */
+export type TaskSourceOutput = (
   | { readonly kind: 'task'; readonly active: ActiveTask; readonly strategy?: unknown }
-  | { readonly kind: 'stop'; readonly stop: StopCondition; readonly strategy?: unknown };
+  | { readonly kind: 'stop'; readonly stop: StopCondition; readonly strategy?: unknown }
+) & { readonly spent?: StrategySpend; readonly modelCallIndex?: number };
 
 export interface TaskGateInput {
   readonly runId: string;

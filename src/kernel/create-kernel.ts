@@ -3,14 +3,16 @@ import type { ApprovalAnswer } from '../contracts/policy.js';
 import { EMPTY_METRICS } from '../contracts/results.js';
 import { EMPTY_QUEUES } from '../contracts/queues.js';
 import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
-import { ConfigError, RunError } from '../errors.js';
+import type { RunRecord } from '../contracts/store.js';
+import { ConfigError, RunError, describeError } from '../errors.js';
 import { reactStrategy } from '../strategies/react.js';
-import { deriveDeps } from './kernel-deps.js';
+import { deriveDeps, type KernelDeps } from './kernel-deps.js';
 import { launchRun, type KernelInternals } from './launch-run.js';
 import { resolveOptions, type KernelOptions } from './options.js';
 import { optionsDigest } from './options-digest.js';
 import { provideMachines } from './provide-machines.js';
 import { loadResumePlan } from './resume-plan.js';
+import { createHolderId, heldError, LEASE_TTL_MS } from './run-lease.js';
 import type { RunRegistry } from './run-runtime.js';
 import { normalizeTasks, type TaskInput } from './tasks.js';
 import type { WorkflowRun } from './workflow-run.js';
@@ -33,6 +35,29 @@ export interface Kernel {
   resume(runId: string, options?: ResumeOptions): Promise<WorkflowRun>;
 }
 
+/**
+ * Records the run and takes its lease. Synchronous stores finish here (a duplicate run id throws
+ * a RunError from `start()`); an asynchronous store returns a promise the run waits for.
+ */
+function createRunRecord(deps: KernelDeps, record: RunRecord, holder: string): Promise<void> | undefined {
+  const { store } = deps;
+  const lease = () => then(store.acquireLease(record.runId, holder, LEASE_TTL_MS, deps.clock.now()), (result) => {
+    if (!result.acquired) throw heldError(record.runId, result, deps.clock.now());
+  });
+  let created;
+  try {
+    created = store.createRun(record);
+  } catch (error) {
+    throw new RunError({ code: 'run_exists', runId: record.runId, message: `run ${record.runId} cannot be created: ${describeError(error)}`, cause: error });
+  }
+  const done = created instanceof Promise ? created.then(lease) : lease();
+  return done instanceof Promise ? done : undefined;
+}
+
+function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
 const EMPTY_PROGRESS: WorkflowProgress = { results: [], metrics: EMPTY_METRICS, queues: EMPTY_QUEUES, modelCallIndex: 0, elapsedMs: 0 };
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -45,6 +70,7 @@ export function createKernel(options: KernelOptions): Kernel {
   const registry: RunRegistry = new Map();
   const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, reactStrategy) };
   const digest = optionsDigest(options);
+  const holder = createHolderId();
 
   return {
     start(tasks, startOptions = {}) {
@@ -54,10 +80,7 @@ export function createKernel(options: KernelOptions): Kernel {
         throw new ConfigError({ message: 'Invalid start options', issues: [{ path: 'runId', message: 'must be 1–128 letters, digits, ".", "_" or "-"' }] });
       }
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const created = deps.store.createRun({ runId, ...(deps.name === undefined ? {} : { name: deps.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() });
-      if (created instanceof Promise) {
-        throw new ConfigError({ message: 'Unsupported store', issues: [{ path: 'store', message: 'createRun must be synchronous for start(); use an embedded store' }] });
-      }
+      const ready = createRunRecord(deps, { runId, ...(deps.name === undefined ? {} : { name: deps.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder);
       return launchRun(internals, {
         runId,
         tasks: specs,
@@ -67,12 +90,14 @@ export function createKernel(options: KernelOptions): Kernel {
         lastEventSeq: 0,
         checkpointSequence: 0,
         signal: startOptions.signal,
+        holder,
+        ...(ready === undefined ? {} : { ready }),
       });
     },
     async resume(runId, resumeOptions = {}) {
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const plan = await loadResumePlan(deps, runId, digest, resumeOptions);
-      return launchRun(internals, { ...plan, progress: plan.progress ?? EMPTY_PROGRESS });
+      const plan = await loadResumePlan(deps, runId, digest, holder, resumeOptions);
+      return launchRun(internals, { ...plan, progress: plan.progress ?? EMPTY_PROGRESS, holder });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createActor } from 'xstate';
 import type { KernelEvent } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
+import type { QueueName } from '../contracts/queues.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
@@ -11,6 +12,7 @@ import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
+import { keepLease } from './run-lease.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import type { WorkflowRun } from './workflow-run.js';
 
@@ -26,8 +28,10 @@ export interface LaunchPlan {
   readonly signal: AbortSignal | undefined;
   /** Reported as `warning` events right after `workflow_start`. */
   readonly warnings?: readonly string[];
-  /** Called once the run has ended and its result is stored (releases the lease). */
-  readonly onFinish?: () => void | Promise<void>;
+  /** The lease holder this process acquired the run's lease as; renewed while the run runs. */
+  readonly holder: string;
+  /** An asynchronous store's run record and lease: the actor starts once it resolves. */
+  readonly ready?: Promise<void>;
 }
 
 export interface KernelInternals {
@@ -44,9 +48,10 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
   const listeners: EventListener[] = [(event) => stream.push(event)];
   if (deps.logger !== undefined) listeners.push(loggerListener(deps.logger, runId));
   let abortWith: (stop: StopCondition) => void = () => undefined;
-  if (store !== undefined) listeners.push(storeListener(store, (detail) => abortWith({ reason: 'error', detail, at: clock.now() })));
+  listeners.push(storeListener(store, (detail) => abortWith({ reason: 'error', detail, at: clock.now() })));
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq);
   const runController = new AbortController();
+  let ended = false;
 
   const runtime: RunRuntime = {
     runId,
@@ -81,12 +86,14 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
     ...(deps.inspect === undefined ? {} : { inspect: deps.inspect as never }),
   });
   abortWith = (stop) => actor.send({ type: 'ABORT', stop });
+  const releaseLease = keepLease(store, runId, plan.holder, clock, (detail) => abortWith({ reason: 'error', detail, at: clock.now() }));
 
   const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });
 
   const result = new Promise<WorkflowResult>((resolve) => {
     const finish = async (output: WorkflowOutput) => {
+      ended = true;
       for (const signal of abortSignals) signal.removeEventListener('abort', onSignal);
       runController.abort(new Error('run ended'));
       const workflowResult: WorkflowResult = {
@@ -97,8 +104,8 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
       };
       sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
       try {
-        if (store !== undefined) await store.saveResult(workflowResult);
-        await plan.onFinish?.();
+        await store.saveResult(workflowResult);
+        await releaseLease();
       } catch (error) {
         sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });
       }
@@ -121,16 +128,34 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
 
   sink.emit({ type: 'workflow_start', tasks: plan.tasks.map((task) => ({ id: task.id, description: task.description })), resumed: plan.resumed });
   for (const message of plan.warnings ?? []) sink.emit({ type: 'warning', message });
-  actor.start();
+  if (plan.ready === undefined) actor.start();
+  else {
+    // The actor starts once the store is ready; a failure ends the run `error` before any task runs.
+    plan.ready.then(
+      () => actor.start(),
+      (error: unknown) => {
+        actor.start();
+        abortWith({ reason: 'error', detail: `store failed before the run started: ${describeError(error)}`, at: clock.now() });
+      },
+    );
+  }
   for (const signal of abortSignals) {
     if (signal.aborted) onSignal();
     else signal.addEventListener('abort', onSignal, { once: true });
   }
 
   let nextQueueId = 1 + Math.max(0, ...plan.progress.queues.steering.map((message) => message.id), ...plan.progress.queues.followUp.map((message) => message.id));
+  // Each queue change is also an event: appended to the store's log at once, so a crash before
+  // the next checkpoint loses no queued message (resume replays them, src/kernel/resume-plan.ts).
   const queue = (type: 'STEER' | 'FOLLOW_UP', content: string) => {
     if (typeof content !== 'string' || content === '') throw new TypeError(`${type === 'STEER' ? 'steer' : 'followUp'}: message must be a non-empty string`);
-    actor.send({ type, message: { id: nextQueueId++, content } });
+    const message = { id: nextQueueId++, content };
+    actor.send({ type, message });
+    if (!ended) sink.emit({ type: 'message_queued', queue: type === 'STEER' ? 'steering' : 'followUp', ...message });
+  };
+  const clear = (name: QueueName) => {
+    actor.send({ type: 'CLEAR_QUEUE', queue: name });
+    if (!ended) sink.emit({ type: 'queue_cleared', queue: name });
   };
 
   return {
@@ -140,9 +165,9 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
     abort: (reason) => abortWith({ reason: 'context_canceled', detail: reason ?? 'aborted by the caller', at: clock.now() }),
     steer: (message) => queue('STEER', message),
     followUp: (message) => queue('FOLLOW_UP', message),
-    clearSteering: () => actor.send({ type: 'CLEAR_QUEUE', queue: 'steering' }),
-    clearFollowUp: () => actor.send({ type: 'CLEAR_QUEUE', queue: 'followUp' }),
-    clearAllQueues: () => actor.send({ type: 'CLEAR_QUEUE', queue: 'all' }),
+    clearSteering: () => clear('steering'),
+    clearFollowUp: () => clear('followUp'),
+    clearAllQueues: () => clear('all'),
     [Symbol.asyncIterator]: (): AsyncIterator<KernelEvent> => stream[Symbol.asyncIterator](),
   };
 }

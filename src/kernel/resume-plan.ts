@@ -1,13 +1,31 @@
 import { RESUMABLE_REASONS } from '../audit/build-audit.js';
 import { parseEnvelope } from '../checkpoint/envelope.js';
+import type { KernelEvent } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
+import { clearQueue, enqueue, type MessageQueues } from '../contracts/queues.js';
 import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { RunError } from '../errors.js';
+import type { RunRecord } from '../contracts/store.js';
 import type { KernelDeps } from './kernel-deps.js';
+import { heldError, LEASE_TTL_MS } from './run-lease.js';
 import type { LaunchPlan } from './launch-run.js';
 
 
-type ResumePlan = Omit<LaunchPlan, 'progress'> & { readonly progress: WorkflowProgress | undefined };
+/**
+ * Queue changes made after the checkpoint, replayed from the event log: a message queued (or a
+ * queue cleared) just before a crash is not lost. Messages already delivered in the turns after
+ * the checkpoint are delivered again, since those turns run again.
+ */
+function replayQueueEvents(queues: MessageQueues, events: readonly KernelEvent[]): MessageQueues {
+  let replayed = queues;
+  for (const event of events) {
+    if (event.type === 'message_queued') replayed = enqueue(replayed, event.queue, { id: event.id, content: event.content });
+    else if (event.type === 'queue_cleared') replayed = clearQueue(replayed, event.queue);
+  }
+  return replayed;
+}
+
+type ResumePlan = Omit<LaunchPlan, 'progress' | 'holder'> & { readonly progress: WorkflowProgress | undefined };
 
 /**
  * Reads what a resume continues from and refuses, with a RunError naming the run and the
@@ -18,6 +36,7 @@ export async function loadResumePlan(
   deps: KernelDeps,
   runId: string,
   digest: string,
+  holder: string,
   options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
 ): Promise<ResumePlan> {
   const { store } = deps;
@@ -33,6 +52,24 @@ export async function loadResumePlan(
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
+  const lease = await store.acquireLease(runId, holder, LEASE_TTL_MS, deps.clock.now());
+  if (!lease.acquired) throw heldError(runId, lease, deps.clock.now());
+  try {
+    return await readProgress(deps, runId, record, digest, options);
+  } catch (error) {
+    await store.releaseLease(runId, holder);
+    throw error;
+  }
+}
+
+async function readProgress(
+  deps: KernelDeps,
+  runId: string,
+  record: RunRecord,
+  digest: string,
+  options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
+): Promise<ResumePlan> {
+  const { store } = deps;
   const raw = await store.loadCheckpoint(runId);
   let progress: WorkflowProgress | undefined;
   let eventSeq = 0;
@@ -46,6 +83,7 @@ export async function loadResumePlan(
   }
   const later = await store.readEvents(runId, eventSeq);
   const lastEventSeq = later.length === 0 ? eventSeq : later[later.length - 1]!.seq;
+  if (progress !== undefined) progress = { ...progress, queues: replayQueueEvents(progress.queues, later) };
   return {
     runId,
     tasks: record.tasks,

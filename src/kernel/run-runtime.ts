@@ -18,7 +18,7 @@ export interface RunRuntime {
   readonly approvals: ReadonlyMap<string, ApprovalAnswer>;
   /** True when resuming: recorded tool results are looked up before running a tool. */
   readonly resumed: boolean;
-  readonly store: CheckpointStore | undefined;
+  readonly store: CheckpointStore;
   /** Aborts when the run ends or is aborted; for calls outside a task (policy, outer evaluators). */
   readonly signal: AbortSignal;
   /** The workflow progress of the last task checkpoint, which turn checkpoints extend. */

@@ -21,7 +21,7 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     frame: { settings: input.settings, budget: input.budget, startedAt: input.startedAt, elapsedBeforeMs: progress.elapsedMs },
     messages: progress.messages,
     turns: progress.turns,
-    turn: progress.turns.length,
+    turn: progress.pending?.turn ?? progress.turns.length,
     toolCalls: progress.toolCalls,
     usage: progress.usage,
     costUsd: progress.costUsd,
@@ -29,7 +29,10 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     inbox: { queues: input.queues, delivered: [], followUpDue: progress.followUpDue },
     modelCallIndex: input.modelCallIndex,
     lastAt: input.startedAt,
-    current: newTurn(progress.turns.length, input.startedAt, false),
+    current:
+      progress.pending === undefined
+        ? newTurn(progress.turns.length, input.startedAt, false)
+        : { ...newTurn(progress.pending.turn, input.startedAt, false), result: progress.pending.response },
     resumePoint: { progress, queues: input.queues, delivered: [], modelCallIndex: input.modelCallIndex },
     stop: undefined,
     wrapUp: undefined,
@@ -38,11 +41,21 @@ export function initialTurnContext(input: TurnInput): TurnContext {
 }
 
 function newTurn(turn: number, startedAt: number, wrapUp: boolean): CurrentTurn {
-  return { turn, startedAt, wrapUp, result: undefined, toolResults: undefined, failure: undefined };
+  return { turn, startedAt, wrapUp, result: undefined, toolResults: undefined, failure: undefined, resumeAt: undefined };
+}
+
+/**
+ * After TURN_INIT's entry: the turn already has its model answer, because the task resumed a turn
+ * that parked for approval. It goes straight to ACT with that answer's tool calls.
+ */
+export function resumesPendingTurn(context: TurnContext): boolean {
+  return context.current.result !== undefined;
 }
 
 /** TURN_INIT: count the turn and deliver queued messages into the transcript. */
 export function beginTurn(context: TurnContext): Partial<TurnContext> {
+  // A resumed pending turn was counted (and its messages delivered) before it parked.
+  if (context.turns.length < context.turn) return {};
   const turn = context.turn + 1;
   const { inbox, frame } = context;
   const steering = take(inbox.queues.steering, frame.settings.steeringMode);
@@ -83,7 +96,16 @@ export function recordModelResult(context: TurnContext, result: ModelResult, at:
     result.toolCalls.length > 0
       ? { role: 'assistant', content: result.text, toolCalls: result.toolCalls }
       : { role: 'assistant', content: result.text };
-  return { ...base, costUsd: context.costUsd + result.costUsd, messages: [...context.messages, assistant] };
+  const update = { ...base, costUsd: context.costUsd + result.costUsd, messages: [...context.messages, assistant] };
+  if (result.toolCalls.length === 0 || context.current.wrapUp) return update;
+  const after = { ...context, ...update };
+  const resumeAt = {
+    progress: { ...progressOf(after), pending: { turn: context.current.turn, response: result } },
+    queues: context.inbox.queues,
+    delivered: context.inbox.delivered,
+    modelCallIndex: update.modelCallIndex,
+  };
+  return { ...update, current: { ...update.current, resumeAt } };
 }
 
 export function hasToolCalls(result: ModelResult | undefined): boolean {
@@ -218,7 +240,10 @@ export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutp
     runtimeMs: context.frame.elapsedBeforeMs + Math.max(0, stop.at - context.frame.startedAt),
     ...(context.wrapUp === undefined ? {} : { wrapUp: context.wrapUp }),
   };
-  return { result, delivered: context.inbox.delivered, modelCallIndex: context.modelCallIndex, resumePoint: context.resumePoint };
+  // A task parked for approval resumes at ACT with the same calls; any other stop re-runs its
+  // unfinished turn from the last completed one.
+  const parked = stop.reason === 'awaiting_approval' ? context.current.resumeAt : undefined;
+  return { result, delivered: context.inbox.delivered, modelCallIndex: context.modelCallIndex, resumePoint: parked ?? context.resumePoint };
 }
 
 export function deadlineStop(context: TurnContext): StopCondition {

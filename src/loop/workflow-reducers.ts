@@ -1,11 +1,19 @@
 /**
  * Pure functions the workflow machine uses in its `assign` actions. No effects, no clock.
  */
-import { withoutIds } from '../contracts/queues.js';
+import { mergeQueues, withoutIds } from '../contracts/queues.js';
 import type { TaskResult, WorkflowMetrics } from '../contracts/results.js';
-import { isNaturalCompletion, type StopCondition } from '../contracts/stop.js';
+import type { StopCondition } from '../contracts/stop.js';
 import type { TurnInput, TurnOutput } from '../contracts/turn-protocol.js';
-import type { ActiveTask, WorkflowContext, WorkflowInput, WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
+import type {
+  ActiveTask,
+  StrategySpend,
+  TaskSourceOutput,
+  WorkflowContext,
+  WorkflowInput,
+  WorkflowOutput,
+  WorkflowProgress,
+} from '../contracts/workflow-protocol.js';
 
 export function initialWorkflowContext(input: WorkflowInput): WorkflowContext {
   const { progress } = input;
@@ -15,6 +23,7 @@ export function initialWorkflowContext(input: WorkflowInput): WorkflowContext {
     settings: input.settings,
     results: progress.results,
     metrics: progress.metrics,
+    committedMetrics: progress.metrics,
     queues: progress.queues,
     modelCallIndex: progress.modelCallIndex,
     startedAt: input.startedAt,
@@ -60,16 +69,22 @@ function addTask(metrics: WorkflowMetrics, result: TaskResult, runtimeMs: number
   };
 }
 
+/** Stops a resume continues from; the task that stopped with one runs again. */
+const RESUMABLE = new Set(['context_canceled', 'awaiting_approval', 'error', 'max_session_runtime']);
+
 /** TASK_EXECUTE done: keep the result, sum the metrics, drop delivered queue messages. */
 export function recordTask(context: WorkflowContext, output: TurnOutput): Partial<WorkflowContext> {
   const { result } = output;
   const runtimeMs = elapsedAt(context, result.stop.at);
   const active = context.active;
+  const workflowStopsHere = context.settings.onTaskStop === 'halt' || context.pendingStop !== undefined;
   const halted =
-    active !== undefined && !isNaturalCompletion(result.stop.reason) ? { task: active.task, point: output.resumePoint } : undefined;
+    active !== undefined && workflowStopsHere && RESUMABLE.has(result.stop.reason) ? { task: active.task, point: output.resumePoint } : undefined;
+  const metrics = addTask(context.metrics, result, runtimeMs);
   return {
     results: [...context.results, result],
-    metrics: addTask(context.metrics, result, runtimeMs),
+    metrics,
+    committedMetrics: halted === undefined ? metrics : context.committedMetrics,
     queues: withoutIds(context.queues, new Set(output.delivered)),
     modelCallIndex: output.modelCallIndex,
     active: undefined,
@@ -78,19 +93,57 @@ export function recordTask(context: WorkflowContext, output: TurnOutput): Partia
   };
 }
 
+/** The model calls a strategy made while picking: turns, tokens and cost of the workflow. */
+export function addSpend(metrics: WorkflowMetrics, spent: StrategySpend | undefined): WorkflowMetrics {
+  if (spent === undefined) return metrics;
+  return {
+    ...metrics,
+    turns: metrics.turns + spent.turns,
+    inputTokens: metrics.inputTokens + spent.inputTokens,
+    outputTokens: metrics.outputTokens + spent.outputTokens,
+    costUsd: metrics.costUsd + spent.costUsd,
+  };
+}
+
+/**
+ * TASK_SELECT.PICK done: keep the strategy's state and what its model calls spent. Reaching
+ * TASK_SELECT means the workflow did not stop on the last task (a plan strategy replans a failed
+ * step instead), so that task is committed: it no longer counts as halted.
+ */
+export function recordPick(context: WorkflowContext, output: TaskSourceOutput): Partial<WorkflowContext> {
+  const metrics = addSpend(context.metrics, output.spent);
+  return {
+    strategy: output.strategy,
+    metrics,
+    committedMetrics: metrics,
+    halted: undefined,
+    modelCallIndex: output.modelCallIndex ?? context.modelCallIndex,
+    ...(output.kind === 'task' ? { active: output.active } : { stop: output.stop }),
+  };
+}
+
 export function elapsedAt(context: WorkflowContext, at: number): number {
   return context.elapsedBeforeMs + Math.max(0, at - context.startedAt);
 }
 
+/**
+ * The checkpoint at a task boundary. A halted task is not committed: its result and metrics stay
+ * out, it becomes the active task with the queues it had not delivered (plus any queued since),
+ * and the model-call index goes back to its resume point so that a replay is identical.
+ */
 export function progressOf(context: WorkflowContext): WorkflowProgress {
+  const { halted } = context;
+  const base = { elapsedMs: context.metrics.runtimeMs, ...(context.strategy === undefined ? {} : { strategy: context.strategy }) };
+  if (halted === undefined) {
+    return { ...base, results: context.results, metrics: context.metrics, queues: context.queues, modelCallIndex: context.modelCallIndex };
+  }
   return {
-    results: context.results,
-    metrics: context.metrics,
-    queues: context.queues,
-    modelCallIndex: context.modelCallIndex,
-    elapsedMs: context.metrics.runtimeMs,
-    ...(context.halted === undefined ? {} : { active: context.halted }),
-    ...(context.strategy === undefined ? {} : { strategy: context.strategy }),
+    ...base,
+    results: context.results.slice(0, -1),
+    metrics: context.committedMetrics,
+    queues: mergeQueues(halted.point.queues, context.queues),
+    modelCallIndex: halted.point.modelCallIndex,
+    active: halted,
   };
 }
 

@@ -32,7 +32,13 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
       sequence: run.checkpointSequence,
       savedAt: deps.clock.now(),
       eventSeq: run.events.lastSeq,
-      progress: { ...run.latestProgress, queues: checkpoint.point.queues, active: { task: checkpoint.task, point: checkpoint.point } },
+      progress: {
+        ...run.latestProgress,
+        queues: checkpoint.point.queues,
+        modelCallIndex: checkpoint.point.modelCallIndex,
+        elapsedMs: run.latestProgress.elapsedMs + checkpoint.point.progress.elapsedMs,
+        active: { task: checkpoint.task, point: checkpoint.point },
+      },
     };
     const saved = () =>
       run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId: checkpoint.task.id, taskIndex: checkpoint.task.index, turn: checkpoint.point.progress.turns.length });

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineTool, type KernelEvent } from 'dualloop';
+
+/** A tool that counts its executions, for asserting how many really ran. */
+export function countingTool(name = 'step') {
+  const executed: unknown[] = [];
+  const tool = defineTool({
+    name,
+    description: `Counts calls to ${name}.`,
+    parameters: z.object({ n: z.number().optional() }),
+    execute: (args) => {
+      executed.push(args);
+      return { ok: true, count: executed.length };
+    },
+  });
+  return { tool, executed };
+}
+
+export const addTool = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+});
+
+export function eventsOfType<T extends KernelEvent['type']>(events: readonly KernelEvent[], type: T): Extract<KernelEvent, { type: T }>[] {
+  return events.filter((event): event is Extract<KernelEvent, { type: T }> => event.type === type);
+}
+
+/** Resolves when the run emits an event matching `predicate`. */
+export async function waitForEvent(run: AsyncIterable<KernelEvent>, predicate: (event: KernelEvent) => boolean): Promise<KernelEvent> {
+  for await (const event of run) if (predicate(event)) return event;
+  throw new Error('the run ended before the expected event');
+}
