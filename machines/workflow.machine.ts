@@ -114,6 +114,7 @@ export const workflowMachine = workflowSetup.createMachine({
               results: context.results,
               metrics: context.metrics,
               modelCallIndex: context.modelCallIndex,
+              queues: context.queues,
               strategy: context.strategy,
             }),
             onDone: [

@@ -4,6 +4,8 @@ export { createKernel } from './kernel/create-kernel.js';
 export type { Kernel, ResumeOptions, StartOptions } from './kernel/create-kernel.js';
 export type { WorkflowRun } from './kernel/workflow-run.js';
 export type { KernelOptions, KernelLogger, InspectObserver, ToolExecution } from './kernel/options.js';
+export { StrategyName } from './strategies/strategy.js';
+export type { AutoRules } from './strategies/auto-rules.js';
 export type { TaskInput } from './kernel/tasks.js';
 export { systemClock } from './kernel/clock.js';
 export type { Clock } from './kernel/clock.js';
@@ -11,10 +13,20 @@ export type { Clock } from './kernel/clock.js';
 export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing, type OpenAIFailureCode } from './providers/openai-model.js';
 
 export { defineTool } from './tools/define-tool.js';
+export { calculatorTool } from './tools/builtin/calculator.js';
+export { currentTimeTool } from './tools/builtin/current-time.js';
+export { listFilesTool, readFileTool, type FileToolOptions } from './tools/builtin/file-tools.js';
+export { declarativePolicy, type DeclarativePolicySpec } from './policy/declarative-policy.js';
 export { terminate } from './contracts/tool.js';
 export type { Tool, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult } from './contracts/tool.js';
 
 export { memoryStore } from './checkpoint/memory-store.js';
+export type { MemoryStore, MemoryStoreOptions } from './checkpoint/memory-store.js';
+export type { SynchronousStore } from './checkpoint/synchronous-store.js';
+export { sqliteStore } from './checkpoint/sqlite-store.js';
+export type { SqliteStore, SqliteStoreOptions } from './checkpoint/sqlite-store.js';
+export { StoreError } from './checkpoint/store-error.js';
+export type { StoreErrorCode } from './checkpoint/store-error.js';
 export { keepRecentTurns } from './compaction/keep-recent-turns.js';
 export type { KeepRecentTurnsOptions } from './compaction/keep-recent-turns.js';
 
@@ -22,7 +34,7 @@ export { DEFAULT_BOUNDS } from './contracts/bounds.js';
 export type { Bounds, BoundsOverride, InnerBounds, OuterBounds } from './contracts/bounds.js';
 export { StopReason, isNaturalCompletion, stopPriority } from './contracts/stop.js';
 export type { StopBound, StopCondition } from './contracts/stop.js';
-export type { KernelEvent, KernelEventBody, KernelEventType, TaskCounters } from './contracts/events.js';
+export type { KernelEvent, KernelEventBody, KernelEventType, PlanStepView, PlanStrategyName, TaskCounters } from './contracts/events.js';
 export type { TaskResult, TurnResult, TurnToolCall, WorkflowMetrics, WorkflowResult } from './contracts/results.js';
 export type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from './contracts/messages.js';
 export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, ToolDescriptor } from './contracts/model.js';
@@ -45,7 +57,12 @@ export type {
   TransformContext,
 } from './contracts/hooks.js';
 export type { CheckpointEnvelope, CheckpointStore, LeaseResult, MaybePromise, RunRecord, RunSummary } from './contracts/store.js';
-export type { AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from './contracts/audit.js';
+export type { AuditActiveTask, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from './contracts/audit.js';
 export type { DeliveryMode } from './contracts/queues.js';
 export { ConfigError, RunError } from './errors.js';
+export { createEngine } from './engine/create-engine.js';
+export { loopEngine, type LoopEngineOptions } from './engine/loop-engine.js';
+export { EngineError, type EngineErrorCode } from './engine/engine-error.js';
+export { ENGINE_EVENT_TYPES } from './engine/types.js';
+export type { EngineAdapter, EngineEvent, EngineEventType, EngineInput, EngineMetrics, EngineOutput, EngineState } from './engine/types.js';
 export type { ConfigIssue } from './errors.js';

@@ -24,6 +24,18 @@ export interface AuditTask {
   readonly turns: readonly AuditTurn[];
 }
 
+/**
+ * The task a run without a result was in at its latest checkpoint: still running, or cut by a
+ * crash (a resume continues it from here). It has no stop yet; `counters` are those so far.
+ */
+export interface AuditActiveTask {
+  readonly taskId: string;
+  readonly index: number;
+  readonly description: string;
+  readonly counters: TaskCounters;
+  readonly turns: readonly AuditTurn[];
+}
+
 export interface AuditPolicyDecision {
   readonly at: number;
   readonly seq: number;
@@ -53,6 +65,8 @@ export interface AuditReport {
     readonly bound?: StopBound;
   };
   readonly tasks: readonly AuditTask[];
+  /** Set when the run has no result and its latest checkpoint was taken inside a task. */
+  readonly active?: AuditActiveTask;
   readonly policyDecisions: readonly AuditPolicyDecision[];
   /** Plans created or revised by the plan strategies, in order (empty for `react`). */
   readonly plans: readonly { readonly at: number; readonly kind: 'created' | 'revised'; readonly steps: readonly string[]; readonly reason?: string }[];

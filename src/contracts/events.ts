@@ -44,7 +44,8 @@ export type KernelEventBody =
       readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly args: unknown }[];
       readonly usage: Usage;
       readonly costUsd: number;
-      readonly finishReason: FinishReason | 'error';
+      /** `error`: the call failed; `canceled`: the task stopped while the call was in flight. */
+      readonly finishReason: FinishReason | 'error' | 'canceled';
     } & TurnScoped)
   | ({ readonly type: 'tool_execution_start'; readonly toolCallId: string; readonly name: string; readonly args: unknown } & TurnScoped)
   | ({ readonly type: 'tool_execution_update'; readonly toolCallId: string; readonly name: string; readonly progress: unknown } & TurnScoped)

@@ -40,6 +40,7 @@ export interface RunSummary {
   readonly name?: string;
   readonly createdAt: number;
   readonly stop?: StopCondition;
+  /** Tasks that finished for good: a task halted for a resumable reason runs again on resume and is not counted. */
   readonly tasksDone: number;
   readonly tasksTotal: number;
 }

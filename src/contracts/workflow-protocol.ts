@@ -87,6 +87,7 @@ export interface TaskSourceInput {
   readonly metrics: WorkflowMetrics;
   /** The executor model's call index (`model`): a planner that is the same model continues it. */
   readonly modelCallIndex: number;
+  readonly queues: MessageQueues;
   readonly strategy?: unknown;
 }
 

@@ -5,7 +5,8 @@ import { EMPTY_QUEUES } from '../contracts/queues.js';
 import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
 import type { RunRecord } from '../contracts/store.js';
 import { ConfigError, RunError, describeError } from '../errors.js';
-import { reactStrategy } from '../strategies/react.js';
+import { createStrategy } from '../strategies/registry.js';
+import type { TaskStrategy } from '../strategies/strategy.js';
 import { deriveDeps, type KernelDeps } from './kernel-deps.js';
 import { launchRun, type KernelInternals } from './launch-run.js';
 import { resolveOptions, type KernelOptions } from './options.js';
@@ -66,15 +67,24 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  * effect) and provides both machines once. Runs share nothing but the kernel's dependencies.
  */
 export function createKernel(options: KernelOptions): Kernel {
+  return buildKernel(options, createStrategy);
+}
+
+/**
+ * Internal (not exported from the package): a kernel whose TASK_SELECT takes its tasks from the
+ * given strategy. `createEngine` uses it to run one task per stream on the same machinery.
+ */
+export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDeps) => TaskStrategy): Kernel & { readonly deps: KernelDeps } {
   const deps = deriveDeps(resolveOptions(options));
   const registry: RunRegistry = new Map();
-  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, reactStrategy) };
+  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)) };
   const digest = optionsDigest(options);
   const holder = createHolderId();
 
   return {
+    deps,
     start(tasks, startOptions = {}) {
-      const specs = normalizeTasks(tasks ?? deps.tasks, deps.bounds);
+      const specs = normalizeTasks(tasks ?? deps.tasks ?? (deps.goal === undefined ? undefined : [deps.goal]), deps.bounds);
       const runId = startOptions.runId ?? `run-${randomUUID()}`;
       if (!RUN_ID.test(runId)) {
         throw new ConfigError({ message: 'Invalid start options', issues: [{ path: 'runId', message: 'must be 1–128 letters, digits, ".", "_" or "-"' }] });

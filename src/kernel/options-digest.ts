@@ -16,6 +16,13 @@ export function optionsDigest(options: KernelOptions): string {
     wrapUpOnBound: options.wrapUpOnBound ?? null,
     onTaskStop: options.onTaskStop ?? null,
     loopDetection: options.loopDetection ?? null,
+    strategy: options.strategy ?? null,
+    planner: options.planner === undefined ? null : { provider: options.planner.provider, modelId: options.planner.modelId },
+    goal: options.goal ?? null,
+    autoRules:
+      options.autoRules === undefined
+        ? null
+        : { ...options.autoRules, classify: typeof options.autoRules.classify === 'object' ? options.autoRules.classify.modelId : (options.autoRules.classify ?? null) },
   };
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex');
 }

@@ -17,6 +17,8 @@ import type { CheckpointStore } from '../contracts/store.js';
 import type { Tool } from '../contracts/tool.js';
 import type { OnTaskStop } from '../contracts/workflow-protocol.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
+import { AutoRulesSchema, resolveAutoRules, type AutoRules, type ResolvedAutoRules } from '../strategies/auto-rules.js';
+import { StrategyName } from '../strategies/strategy.js';
 import { toolDefinitionIssues } from '../tools/define-tool.js';
 import type { Clock } from './clock.js';
 import { TaskInputSchema, type TaskInput } from './tasks.js';
@@ -68,6 +70,14 @@ export interface KernelOptions {
   readonly clock?: Clock;
   /** A name for the run, kept by the store (the CLI uses the manifest name). */
   readonly name?: string;
+  /** Where the outer loop's tasks come from (default `react`): docs/strategies.md. */
+  readonly strategy?: StrategyName;
+  /** The model that writes and revises plans (plan strategies; `auto` classification with `classify: true`). Defaults to `model`. */
+  readonly planner?: Model;
+  /** What the planner turns into steps. Defaults to the tasks (numbered when several); with no tasks, the goal is the one task. */
+  readonly goal?: string;
+  /** How `auto` picks a strategy. */
+  readonly autoRules?: AutoRules;
 }
 
 export interface ResolvedOptions {
@@ -98,6 +108,10 @@ export interface ResolvedOptions {
   readonly signal: AbortSignal | undefined;
   readonly clock: Clock | undefined;
   readonly name: string | undefined;
+  readonly strategy: StrategyName;
+  readonly planner: Model;
+  readonly goal: string | undefined;
+  readonly autoRules: ResolvedAutoRules;
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `must be a function (${what})`);
@@ -137,6 +151,10 @@ const OptionsSchema = z.strictObject({
   signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal').optional(),
   clock: hasMethods('a Clock', 'now', 'setTimeout', 'clearTimeout').optional(),
   name: z.string().min(1).optional(),
+  strategy: StrategyName.optional(),
+  planner: hasMethods('a Model', 'call').optional(),
+  goal: z.string().trim().min(1, 'must be a non-empty goal').optional(),
+  autoRules: AutoRulesSchema.optional(),
 });
 
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
@@ -181,5 +199,9 @@ export function resolveOptions(options: KernelOptions): ResolvedOptions {
     signal: value.signal,
     clock: value.clock,
     name: value.name,
+    strategy: value.strategy ?? 'react',
+    planner: value.planner ?? value.model,
+    goal: value.goal,
+    autoRules: resolveAutoRules(value.autoRules, value.planner ?? value.model),
   };
 }

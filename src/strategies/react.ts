@@ -3,14 +3,17 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { ActiveTask } from '../contracts/workflow-protocol.js';
 import type { TaskStrategy } from './strategy.js';
 
-/** The task's first transcript: the system prompt (if any) and the task as a user message. */
-export function freshActiveTask(task: TaskSpec, system: string | undefined): ActiveTask {
+/**
+ * The task's first transcript: the system prompt (if any) and the task as a user message —
+ * its description, or `content` when a strategy words the task itself (a plan step in context).
+ */
+export function freshActiveTask(task: TaskSpec, system: string | undefined, content: string = task.description): ActiveTask {
   const messages: Message[] =
     system === undefined || system === ''
-      ? [{ role: 'user', content: task.description, source: 'task' }]
+      ? [{ role: 'user', content, source: 'task' }]
       : [
           { role: 'system', content: system },
-          { role: 'user', content: task.description, source: 'task' },
+          { role: 'user', content, source: 'task' },
         ];
   return {
     task,

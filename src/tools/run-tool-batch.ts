@@ -37,6 +37,8 @@ export async function runToolBatch(
   }
   try {
     for (const group of groupCalls(runnable, mode, scope)) {
+      // Cancelled (the task stopped): calls not yet started never start, and emit no events.
+      if (controller.signal.aborted) return { ok: true, results: results.filter((result): result is ToolResult => result !== undefined) };
       await runGroup(group, concurrency, callScope, results, (reason) => controller.abort(reason));
     }
     // Refused calls still get start/end events, after the ones that ran.

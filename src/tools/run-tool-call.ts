@@ -1,12 +1,14 @@
 import type { ToolInvocation } from '../contracts/hooks.js';
 import type { ToolCall } from '../contracts/messages.js';
 import type { PolicyVerdict } from '../contracts/policy.js';
-import { isTerminatingOutput, type Tool, type ToolResult } from '../contracts/tool.js';
+import type { Tool, ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
 import { redactString } from '../logging/redact.js';
 import type { KernelDeps } from '../kernel/kernel-deps.js';
 import type { RunRuntime } from '../kernel/run-runtime.js';
+import { CANCELLED, executeTool } from './execute-tool.js';
 import { executedResult, refusedResult } from './tool-results.js';
+import { malformedArgumentsResult, unknownToolResult, validateArguments } from './validate-arguments.js';
 
 /** A hook (before/after/policy) threw: the task ends `error`. */
 export class ToolHookFailure extends Error {
@@ -30,40 +32,57 @@ export interface ToolCallScope {
  * One tool call, start to end: validation, replay of a recorded result, policy, before hook,
  * execution under its timeout, after hook, recording. Every failure becomes an error result the
  * model sees, except a throwing hook or policy gate, which throws `ToolHookFailure`.
+ *
+ * `tool_execution_end` follows every `tool_execution_start`, exactly once: with the result; with the
+ * hook failure before it is thrown; or, when the call is cancelled (the task stopped), at once from
+ * the abort, since the run may end before the cancelled call's promise settles.
  */
 export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise<ToolResult> {
   const { run } = scope;
   const turnScope = { taskId: scope.taskId, taskIndex: scope.taskIndex, turn: scope.turn };
   const startedAt = scope.deps.clock.now();
+  let ended = false;
+  const end = (outcome: { result: unknown; isError: boolean; executed: boolean; replayed?: boolean }) => {
+    if (ended) return;
+    ended = true;
+    run.emit({
+      type: 'tool_execution_end',
+      ...turnScope,
+      toolCallId: call.id,
+      name: call.name,
+      result: outcome.result,
+      isError: outcome.isError,
+      executed: outcome.executed,
+      replayed: outcome.replayed === true,
+      durationMs: Math.max(0, scope.deps.clock.now() - startedAt),
+    });
+  };
+  const onCancel = () => end({ result: CANCELLED, isError: true, executed: true });
   run.emit({ type: 'tool_execution_start', ...turnScope, toolCallId: call.id, name: call.name, args: call.args });
-  const result = await resolveCall(call, scope, turnScope);
-  run.emit({
-    type: 'tool_execution_end',
-    ...turnScope,
-    toolCallId: call.id,
-    name: call.name,
-    result: result.result,
-    isError: result.isError,
-    executed: result.executed,
-    replayed: result.replayed === true,
-    durationMs: Math.max(0, scope.deps.clock.now() - startedAt),
-  });
-  return result;
+  if (scope.signal.aborted) onCancel();
+  else scope.signal.addEventListener('abort', onCancel, { once: true });
+  try {
+    const result = await resolveCall(call, scope, turnScope);
+    end(result);
+    return result;
+  } catch (error) {
+    end({ result: error instanceof Error ? error.message : String(error), isError: true, executed: false });
+    throw error;
+  } finally {
+    scope.signal.removeEventListener('abort', onCancel);
+  }
 }
 
 async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number }): Promise<ToolResult> {
   const { deps, run } = scope;
   const tool = deps.tools.get(call.name);
-  if (tool === undefined) {
-    const known = [...deps.tools.keys()].join(', ') || 'none';
-    return refusedResult(call, `unknown tool "${call.name}" (available: ${known})`);
-  }
-  if (call.argumentsError !== undefined) return refusedResult(call, `invalid JSON arguments: ${call.argumentsError}`);
+  if (tool === undefined) return unknownToolResult(call, deps.tools);
+  if (call.argumentsError !== undefined) return malformedArgumentsResult({ ...call, argumentsError: call.argumentsError });
   if (run.resumed && run.store !== undefined) {
     const recorded = await run.store.getToolResult(run.runId, call.id);
     if (recorded !== undefined) return { ...recorded, replayed: true };
   }
-  let args = validate(tool, call.args);
+  let args = validateArguments(tool, call.args);
   if (!args.ok) return refusedResult(call, args.message);
 
   const refusal = await checkPolicy(call, args.value, scope);
@@ -74,7 +93,7 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     const decision = await guardHook('beforeToolCall', () => deps.beforeToolCall!(invocation, scope.signal));
     if (decision !== undefined && 'block' in decision) return refusedResult(call, `blocked: ${decision.block}`);
     if (decision !== undefined && 'args' in decision) {
-      args = validate(tool, decision.args);
+      args = validateArguments(tool, decision.args);
       if (!args.ok) return refusedResult(call, `arguments from beforeToolCall are invalid: ${args.message}`);
     }
   }
@@ -92,17 +111,9 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   const result = executedResult(call, args.value, value, isError, outcome.terminate && !isError);
-  if (run.store !== undefined) await run.store.recordToolResult(run.runId, result);
+  // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
+  if (run.store !== undefined && outcome.cancelled !== true) await run.store.recordToolResult(run.runId, result);
   return result;
-}
-
-type Validated = { ok: true; value: unknown } | { ok: false; message: string };
-
-function validate(tool: Tool, args: unknown): Validated {
-  const parsed = tool.parameters.safeParse(args);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const details = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
-  return { ok: false, message: `invalid arguments for "${tool.name}": ${details}` };
 }
 
 async function guardHook<T>(name: string, hook: () => T | Promise<T>): Promise<T> {
@@ -147,62 +158,21 @@ async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope):
   });
 }
 
-interface ExecutionOutcome {
-  readonly value: unknown;
-  readonly isError: boolean;
-  readonly terminate: boolean;
-}
-
-/** Runs `execute` under the tool's timeout and the batch signal; a tool that ignores its signal is still cut. */
-async function execute(
-  tool: Tool,
-  call: ToolCall,
-  args: unknown,
-  scope: ToolCallScope,
-  turnScope: { taskId: string; taskIndex: number; turn: number },
-): Promise<ExecutionOutcome> {
+/** Runs `execute` under the tool's timeout (on the injected clock) and the batch signal. */
+function execute(tool: Tool, call: ToolCall, args: unknown, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number }) {
   const { deps, run } = scope;
-  const controller = new AbortController();
-  const onOuterAbort = () => controller.abort(scope.signal.reason);
-  scope.signal.addEventListener('abort', onOuterAbort, { once: true });
-  let timer: unknown;
-  const stopped = new Promise<ExecutionOutcome>((resolve) => {
-    const settle = () => {
-      const timedOut = controller.signal.reason instanceof ToolTimeout;
-      resolve({ value: timedOut ? `timed out after ${tool.timeoutMs} ms` : 'cancelled: the task stopped', isError: true, terminate: false });
-    };
-    controller.signal.addEventListener('abort', settle, { once: true });
-    if (tool.timeoutMs !== undefined) timer = deps.clock.setTimeout(() => controller.abort(new ToolTimeout()), tool.timeoutMs);
+  return executeTool(tool, args, {
+    signal: scope.signal,
+    setTimer: (callback, delayMs) => deps.clock.setTimeout(callback, delayMs),
+    clearTimer: (handle) => deps.clock.clearTimeout(handle),
+    context: (signal) => ({
+      signal,
+      toolCallId: call.id,
+      runId: run.runId,
+      taskId: scope.taskId,
+      update: (progress: unknown) => {
+        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress });
+      },
+    }),
   });
-  const context = {
-    signal: controller.signal,
-    toolCallId: call.id,
-    runId: run.runId,
-    taskId: scope.taskId,
-    update: (progress: unknown) => {
-      if (!controller.signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress });
-    },
-  };
-  const running = (async (): Promise<ExecutionOutcome> => {
-    try {
-      const output = await tool.execute(args, context);
-      return isTerminatingOutput(output)
-        ? { value: output.value, isError: false, terminate: true }
-        : { value: output, isError: false, terminate: false };
-    } catch (error) {
-      return { value: error, isError: true, terminate: false };
-    }
-  })();
-  try {
-    return await Promise.race([running, stopped]);
-  } finally {
-    if (timer !== undefined) deps.clock.clearTimeout(timer);
-    scope.signal.removeEventListener('abort', onOuterAbort);
-  }
-}
-
-class ToolTimeout extends Error {
-  constructor() {
-    super('tool timed out');
-  }
 }

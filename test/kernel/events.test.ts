@@ -77,3 +77,21 @@ describe('the pino logger', () => {
     expect(logger.lines.find((line) => line.message === 'error')?.level).toBe('error');
   });
 });
+
+describe('a cancelled model call', () => {
+  it('still closes its message: message_end with finishReason canceled, before workflow_end', async () => {
+    const { createKernel: create } = await import('dualloop');
+    const model = scriptedModel([{ text: 'slow', delayMs: 60_000 }]);
+    const run = create({ model }).start(['one']);
+    const events: KernelEvent[] = [];
+    for await (const event of run) {
+      events.push(event);
+      if (event.type === 'message_start') run.abort();
+    }
+    const types = events.map((event) => event.type);
+    const end = eventsOfType(events, 'message_end');
+    expect(end).toHaveLength(1);
+    expect(end[0]!.finishReason).toBe('canceled');
+    expect(types.indexOf('message_end')).toBeLessThan(types.indexOf('workflow_end'));
+  });
+});

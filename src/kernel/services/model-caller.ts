@@ -19,14 +19,34 @@ export function createModelCaller(deps: KernelDeps, registry: RunRegistry) {
   return fromCallback<ModelCallRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
     const run = runtimeOf(registry, input.runId);
     let controller: AbortController | undefined;
+    let inFlight: ModelCallRequest | undefined;
     receive((request) => {
       const current = new AbortController();
       controller = current;
+      inFlight = request;
       void callModel(deps, run, input, request, current.signal).then((result) => {
-        if (!current.signal.aborted) sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now() });
+        if (current.signal.aborted) return;
+        inFlight = undefined;
+        sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now() });
       });
     });
-    return () => controller?.abort(new Error('task stopped'));
+    return () => {
+      controller?.abort(new Error('task stopped'));
+      // The task stopped mid-call: close the message so that every message_start has its end.
+      if (inFlight !== undefined) {
+        run.emit({
+          type: 'message_end',
+          taskId: input.taskId,
+          taskIndex: input.taskIndex,
+          turn: inFlight.turn,
+          text: '',
+          toolCalls: [],
+          usage: { inputTokens: 0, outputTokens: 0 },
+          costUsd: 0,
+          finishReason: 'canceled',
+        });
+      }
+    };
   });
 }
 

@@ -2,7 +2,7 @@ import { fromPromise } from 'xstate';
 import type { CompactorInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
 import type { Message } from '../../contracts/messages.js';
-import { CHECKPOINT_VERSION } from '../../contracts/store.js';
+import { nextEnvelope } from '../../checkpoint/envelope-for.js';
 import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
 import type { KernelDeps } from '../kernel-deps.js';
@@ -23,23 +23,14 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
   return ({ self }: { self: { send: (event: { type: 'CHECKPOINT_FAILED'; message: string; at: number }) => void } }, checkpoint: TurnCheckpoint) => {
     const run = runtimeOf(registry, checkpoint.runId);
     const store = run.store;
-    if (store === undefined) return;
-    run.checkpointSequence += 1;
-    const envelope = {
-      version: CHECKPOINT_VERSION,
-      runId: run.runId,
-      kind: 'turn' as const,
-      sequence: run.checkpointSequence,
-      savedAt: deps.clock.now(),
-      eventSeq: run.events.lastSeq,
-      progress: {
-        ...run.latestProgress,
-        queues: checkpoint.point.queues,
-        modelCallIndex: checkpoint.point.modelCallIndex,
-        elapsedMs: run.latestProgress.elapsedMs + checkpoint.point.progress.elapsedMs,
-        active: { task: checkpoint.task, point: checkpoint.point },
-      },
+    const progress = {
+      ...run.latestProgress,
+      queues: checkpoint.point.queues,
+      modelCallIndex: checkpoint.point.modelCallIndex,
+      elapsedMs: run.latestProgress.elapsedMs + checkpoint.point.progress.elapsedMs,
+      active: { task: checkpoint.task, point: checkpoint.point },
     };
+    const envelope = nextEnvelope(run, 'turn', progress, deps.clock.now());
     const saved = () =>
       run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId: checkpoint.task.id, taskIndex: checkpoint.task.index, turn: checkpoint.point.progress.turns.length });
     const failed = (error: unknown) => {

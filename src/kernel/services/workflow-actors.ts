@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { CHECKPOINT_VERSION } from '../../contracts/store.js';
+import { nextEnvelope } from '../../checkpoint/envelope-for.js';
 import { pickStop, type StopCondition } from '../../contracts/stop.js';
 import type {
   CheckpointInput,
@@ -74,21 +74,8 @@ export function createCheckpointer(deps: KernelDeps, registry: RunRegistry) {
   return fromPromise<{ at: number }, CheckpointInput>(async ({ input }) => {
     const run = runtimeOf(registry, input.runId);
     run.latestProgress = input.progress;
-    if (run.store !== undefined) {
-      run.checkpointSequence += 1;
-      await run.store.saveCheckpoint(
-        {
-          version: CHECKPOINT_VERSION,
-          runId: run.runId,
-          kind: 'task',
-          sequence: run.checkpointSequence,
-          savedAt: deps.clock.now(),
-          eventSeq: run.events.lastSeq,
-          progress: input.progress,
-        },
-      );
-      run.emit({ type: 'checkpoint_saved', kind: 'task', taskId: input.task.taskId, taskIndex: input.task.index });
-    }
+    await run.store.saveCheckpoint(nextEnvelope(run, 'task', input.progress, deps.clock.now()));
+    run.emit({ type: 'checkpoint_saved', kind: 'task', taskId: input.task.taskId, taskIndex: input.task.index });
     return { at: deps.clock.now() };
   });
 }
@@ -106,7 +93,7 @@ export function createOuterStopEvaluator(deps: KernelDeps, registry: RunRegistry
       remaining: strategy.remaining(input.results, input.strategy, run),
       elapsedMs: input.elapsedBeforeMs + Math.max(0, now - input.startedAt),
     };
-    const halted = haltedByTask(check);
+    const halted = strategy.halted === undefined ? haltedByTask(check) : strategy.halted(check, input.strategy);
     if (halted !== undefined) return { stop: { ...halted, at: now }, at: now };
     const builtIn = pickStop(OUTER_CONDITIONS.map((condition) => condition(check)));
     const user =

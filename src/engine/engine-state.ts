@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { Message } from '../contracts/messages.js';
+import { EngineError } from './engine-error.js';
+import type { EngineState } from './types.js';
+
+/** Current version of the engine state format; a newer one is refused, never guessed at. */
+export const ENGINE_STATE_VERSION = 1;
+
+// The transcript as read back from a caller: parsed, never trusted.
+const MessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string(), source: z.enum(['task', 'steering', 'follow_up', 'wrap_up', 'ephemeral']).optional() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), argumentsError: z.string().optional() })).optional(),
+  }),
+  z.object({ role: z.literal('tool'), toolCallId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
+]);
+
+export const MessagesSchema = z.array(MessageSchema);
+
+const StateSchema = z.object({
+  engineId: z.string(),
+  version: z.number().int().positive(),
+  messages: MessagesSchema,
+  modelCalls: z.number().int().nonnegative(),
+});
+
+export function engineState(engineId: string, messages: readonly Message[], modelCalls: number): EngineState {
+  return { engineId, version: ENGINE_STATE_VERSION, messages, modelCalls };
+}
+
+/**
+ * Reads a state for `engineId`. The engine id is checked first, then the version, so that a state
+ * from another engine or a newer dualloop is refused for that reason, whatever its shape.
+ */
+export function parseEngineState(raw: unknown, engineId: string): EngineState {
+  const fields = typeof raw === 'object' && raw !== null ? (raw as { engineId?: unknown; version?: unknown }) : {};
+  if (typeof fields.engineId === 'string' && fields.engineId !== engineId) {
+    throw new EngineError({
+      code: 'engine_state_mismatch',
+      engineId,
+      message: `engine "${engineId}" cannot load a state saved by engine "${fields.engineId}"; states are not portable between engines`,
+    });
+  }
+  if (typeof fields.version === 'number' && fields.version > ENGINE_STATE_VERSION) {
+    throw new EngineError({
+      code: 'engine_state_invalid',
+      engineId,
+      message: `engine "${engineId}" cannot load a state of version ${fields.version} (this dualloop reads up to version ${ENGINE_STATE_VERSION})`,
+    });
+  }
+  const parsed = StateSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(state)'}: ${issue.message}`).join('; ');
+    throw new EngineError({ code: 'engine_state_invalid', engineId, message: `engine "${engineId}" cannot load this state: ${issues}`, cause: parsed.error });
+  }
+  return parsed.data as EngineState;
+}
