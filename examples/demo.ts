@@ -1,30 +1,22 @@
 /**
- * The demo: a three-task workflow on the scripted model and the embedded defaults.
- * Run with `npm run demo`. It prints each task's stop reason and the workflow's.
+ * The demo, `npm run demo`: runs examples/expense-report.yaml with the `dualloop` command on the
+ * embedded defaults (the scripted model of its cassette, the SQLite store at .dualloop/runs.db),
+ * then prints the run's audit. On a terminal the run shows its live view; piped, it prints NDJSON.
+ * The same two commands work by hand:
+ *
+ *   npx dualloop run examples/expense-report.yaml
+ *   npx dualloop audit <run id>
  */
-import { z } from 'zod';
-import { createKernel, defineTool } from '../src/index.js';
-import { scriptedModel } from '../src/testing/index.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  parameters: z.object({ a: z.number(), b: z.number() }),
-  execute: ({ a, b }) => a + b,
-});
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const runId = `demo-${new Date().toISOString().replace(/[-:.Z]/g, '')}`;
 
-const model = scriptedModel([
-  { toolCalls: [{ name: 'add', args: { a: 2, b: 3 } }], usage: { inputTokens: 40, outputTokens: 12 } },
-  { text: '2 + 3 = 5', usage: { inputTokens: 60, outputTokens: 8 } },
-  { toolCalls: [{ name: 'add', args: { a: 5, b: 7 } }], usage: { inputTokens: 45, outputTokens: 12 } },
-  { text: 'The total is 12.', usage: { inputTokens: 70, outputTokens: 9 } },
-  { text: 'Summary: 5, then 12.', usage: { inputTokens: 80, outputTokens: 10 } },
-]);
+const dualloop = (...args: string[]): number => spawnSync(process.execPath, [cli, ...args], { cwd: root, stdio: 'inherit' }).status ?? 1;
 
-const kernel = createKernel({ model, tools: [add], system: 'You are a careful calculator.' });
-const run = kernel.start(['Add 2 and 3.', 'Add 7 to the previous result.', 'Summarise the results.']);
-for await (const event of run) {
-  if (event.type === 'task_end') console.log(`task ${event.taskId}: ${event.stop.reason} (${event.stop.detail})`);
-}
-const result = await run.result;
-console.log(`workflow: ${result.stop.reason} (${result.stop.detail}); ${result.metrics.turns} turns, ${result.metrics.toolCalls} tool calls`);
+const code = dualloop('run', 'examples/expense-report.yaml', '--run-id', runId);
+console.log(`\n$ dualloop audit ${runId}`);
+dualloop('audit', runId);
+process.exitCode = code;

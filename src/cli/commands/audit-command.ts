@@ -1,0 +1,28 @@
+import { displayPath } from '../../manifest/load-manifest.js';
+import { complain, type CommandIO } from '../command-io.js';
+import { EXIT } from '../exit-codes.js';
+import { formatAudit } from '../format-audit.js';
+import { colorsFor } from '../format.js';
+import { openExistingStore } from '../open-store.js';
+
+export interface AuditFlags {
+  readonly store?: string;
+  readonly json?: boolean;
+}
+
+/** `dualloop audit <runId>`: the stop tree, readable or (`--json`) as the store's AuditReport. */
+export async function auditCommand(runId: string, flags: AuditFlags, io: CommandIO): Promise<number> {
+  const opened = openExistingStore(flags.store, io);
+  if (opened === undefined) return EXIT.usage;
+  try {
+    const report = await opened.store.audit(runId);
+    if (report === undefined) {
+      complain(io, `no run ${runId} in ${displayPath(opened.path, io.cwd)}`);
+      return EXIT.usage;
+    }
+    io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : `${formatAudit(report, colorsFor(io.stdout))}\n`);
+    return EXIT.completed;
+  } finally {
+    opened.close();
+  }
+}

@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import { ConfigError, describeError } from '../../errors.js';
+import type { BoundOverrides } from '../../manifest/bound-overrides.js';
+import { complain, type CommandIO } from '../command-io.js';
+import { EXIT } from '../exit-codes.js';
+import { followRun } from '../follow-run.js';
+import { openStore, storePathFor } from '../open-store.js';
+import { prepareManifest } from '../prepare-manifest.js';
+import { reportIssues } from '../report-issues.js';
+import { trapInterrupts } from '../watch-run.js';
+import { createManifestKernel } from '../../manifest/manifest-kernel.js';
+
+export interface RunFlags extends BoundOverrides {
+  readonly json?: boolean;
+  readonly inspect?: boolean;
+  readonly store?: string;
+  readonly runId?: string;
+}
+
+/** `dualloop run <manifest>`: validates, opens the store, starts the run and follows it. */
+export async function runCommand(manifestPath: string, flags: RunFlags, io: CommandIO): Promise<number> {
+  if (flags.inspect === true) complain(io, '--inspect: not available yet (it arrives with the run viewer); running without it');
+  const overrides = boundOverrides(flags);
+  const prepared = await prepareManifest(manifestPath, overrides, io.cwd);
+  if (!prepared.ok) {
+    reportIssues(io.stderr, prepared.issues);
+    return EXIT.usage;
+  }
+  const { loaded, options } = prepared.value;
+  const manifestStore = loaded.manifest.store === undefined ? undefined : resolve(loaded.directory, loaded.manifest.store.path);
+  const trap = trapInterrupts();
+  const opened = openStore(storePathFor(flags.store, manifestStore, io.cwd), { create: true });
+  if (opened === undefined) throw new Error('unreachable: openStore with create');
+  try {
+    const kernel = createManifestKernel(loaded, options, opened.store);
+    if (!kernel.ok) {
+      reportIssues(io.stderr, kernel.issues);
+      return EXIT.usage;
+    }
+    if (trap.interrupted !== undefined) return EXIT.canceled;
+    let run;
+    try {
+      run = kernel.value.start(undefined, flags.runId === undefined ? {} : { runId: flags.runId });
+    } catch (error) {
+      if (error instanceof ConfigError) complain(io, error.issues.map((issue) => `${issue.path === 'runId' ? '--run-id' : issue.path}: ${issue.message}`).join('\n'));
+      else complain(io, `cannot start the run: ${describeError(error)}`);
+      return EXIT.usage;
+    }
+    opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
+    return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap });
+  } finally {
+    trap.release();
+    opened.close();
+  }
+}
+
+function boundOverrides(flags: RunFlags): BoundOverrides {
+  const keys = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs', 'maxWorkflowSteps', 'maxSessionRuntimeMs', 'maxTokens', 'maxCostUsd'] as const;
+  return Object.fromEntries(keys.flatMap((key) => (flags[key] === undefined ? [] : [[key, flags[key]]])));
+}

@@ -1,0 +1,52 @@
+import { displayPath } from '../../manifest/load-manifest.js';
+import type { CommandIO } from '../command-io.js';
+import { EXIT } from '../exit-codes.js';
+import { colorReason, colorsFor, formatTimestamp } from '../format.js';
+import { openStore, storePathFor } from '../open-store.js';
+
+export interface RunsFlags {
+  readonly store?: string;
+  readonly json?: boolean;
+  readonly limit?: number;
+}
+
+/** `dualloop runs`: recent runs, newest first — id, name, started, stop reason, tasks done. */
+export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<number> {
+  const path = storePathFor(flags.store, undefined, io.cwd);
+  const opened = openStore(path, { create: false });
+  if (opened === undefined) {
+    if (flags.json === true) io.stdout.write('[]\n');
+    else io.stderr.write(`no runs yet (no store at ${displayPath(path, io.cwd)})\n`);
+    return EXIT.completed;
+  }
+  try {
+    const runs = await opened.store.listRuns({ limit: flags.limit ?? 20 });
+    if (flags.json === true) {
+      io.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+      return EXIT.completed;
+    }
+    if (runs.length === 0) {
+      io.stderr.write(`no runs yet in ${displayPath(path, io.cwd)}\n`);
+      return EXIT.completed;
+    }
+    const colors = colorsFor(io.stdout);
+    const rows = runs.map((run) => [
+      run.runId,
+      run.name ?? '',
+      formatTimestamp(run.createdAt),
+      run.stop?.reason ?? 'running or interrupted',
+      `${run.tasksDone}/${run.tasksTotal}`,
+    ]);
+    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS'];
+    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+    const line = (cells: readonly string[], paint: (cell: string, column: number) => string = (cell) => cell) =>
+      cells.map((cell, column) => paint(cell.padEnd(widths[column]!), column)).join('  ').trimEnd();
+    io.stdout.write(`${colors.dim(line(header))}\n`);
+    runs.forEach((run, index) => {
+      io.stdout.write(`${line(rows[index]!, (cell, column) => (column === 3 && run.stop !== undefined ? cell.replace(run.stop.reason, colorReason(run.stop.reason, colors)) : cell))}\n`);
+    });
+    return EXIT.completed;
+  } finally {
+    opened.close();
+  }
+}

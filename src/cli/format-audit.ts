@@ -1,0 +1,63 @@
+import type { AuditReport, AuditTask } from '../contracts/audit.js';
+import type { StopBound, StopCondition } from '../contracts/stop.js';
+import { colorReason, formatCount, formatDuration, formatTimestamp, formatUsd, plural, stopMark, type Colors } from './format.js';
+
+/**
+ * The stop tree of a run, for people: workflow → tasks → turns, each with its stop reason and
+ * detail, the counters at the stop and the bound that fired; then the policy decisions.
+ */
+export function formatAudit(report: AuditReport, colors: Colors): string {
+  const lines: string[] = [];
+  const stop = report.workflow.stop;
+  const metrics = report.workflow.metrics;
+  lines.push(`${colors.bold(report.runId)}${report.name === undefined ? '' : `  ${report.name}`}  ${colors.dim(`started ${formatTimestamp(report.createdAt)} · ${report.status}`)}`);
+  lines.push(`workflow  ${stopText(stop, colors)}${boundText(report.workflow.bound)}`);
+  lines.push(
+    colors.dim(
+      `  ${plural(metrics.workflowSteps, 'step')} · ${plural(metrics.turns, 'turn')} · ${plural(metrics.toolCalls, 'tool call')} · ` +
+        `${formatCount(metrics.inputTokens)} in + ${formatCount(metrics.outputTokens)} out tokens · ${formatUsd(metrics.costUsd)} · ${formatDuration(metrics.runtimeMs)}`,
+    ),
+  );
+  report.tasks.forEach((task, index) => lines.push(...taskLines(task, index === report.tasks.length - 1, colors)));
+  if (report.policyDecisions.length > 0) {
+    lines.push('policy decisions');
+    for (const decision of report.policyDecisions) {
+      const subject = decision.subject === 'tool' ? `tool ${decision.toolName ?? '?'} (${decision.taskId}, ${decision.toolCallId ?? '?'})` : `task ${decision.taskId}`;
+      const approval = decision.approvalId === undefined ? '' : colors.dim(` [approval ${decision.approvalId}]`);
+      lines.push(`  ${decision.decision.padEnd(16)} ${subject}: ${decision.reason}${approval}`);
+    }
+  }
+  if (report.plans.length > 0) {
+    lines.push('plans');
+    for (const plan of report.plans) lines.push(`  ${plan.kind}: ${plan.steps.join(' → ')}${plan.reason === undefined ? '' : colors.dim(` (${plan.reason})`)}`);
+  }
+  lines.push(colors.dim(`${report.events} events in the log`));
+  return lines.join('\n');
+}
+
+function taskLines(task: AuditTask, last: boolean, colors: Colors): string[] {
+  const branch = last ? '└─' : '├─';
+  const rail = last ? '   ' : '│  ';
+  const counters = task.counters;
+  const lines = [
+    `${branch} ${stopMark(task.stop.reason)} task ${task.index + 1} ${colors.bold(task.taskId)}  ${stopText(task.stop, colors)}${boundText(task.bound)}`,
+    `${rail}  ${colors.dim(`"${task.description}"`)}`,
+    `${rail}  ${colors.dim(`${plural(counters.turns, 'turn')} · ${plural(counters.toolCalls, 'tool call')} · ${formatCount(counters.inputTokens + counters.outputTokens)} tokens · ${formatUsd(counters.costUsd)} · ${formatDuration(counters.runtimeMs)}`)}`,
+  ];
+  task.turns.forEach((turn, index) => {
+    const turnBranch = index === task.turns.length - 1 ? '└─' : '├─';
+    const calls = turn.toolCalls.map((call) => (call.isError ? colors.red(`${call.name}✗`) : call.name)).join(', ');
+    const ending = turn.stop === undefined ? '' : `  ${stopText(turn.stop, colors)}`;
+    lines.push(`${rail}  ${turnBranch} turn ${turn.turn}${calls === '' ? '' : `  ${calls}`}${ending}  ${colors.dim(formatDuration(turn.runtimeMs))}`);
+  });
+  return lines;
+}
+
+function stopText(stop: StopCondition | undefined, colors: Colors): string {
+  if (stop === undefined) return colors.dim('no stop yet (running, or interrupted without a result)');
+  return `${colorReason(stop.reason, colors)} ${colors.dim(`— ${stop.detail}`)}`;
+}
+
+function boundText(bound: StopBound | undefined): string {
+  return bound === undefined ? '' : `  [${bound.name} ${bound.value}/${bound.limit}]`;
+}

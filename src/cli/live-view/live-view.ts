@@ -1,0 +1,94 @@
+import { createLogUpdate } from 'log-update';
+import type { AnyActorRef } from 'xstate';
+import type { OuterBounds } from '../../contracts/bounds.js';
+import type { KernelEvent } from '../../contracts/events.js';
+import type { WorkflowMetrics, WorkflowResult } from '../../contracts/results.js';
+import type { TaskSpec } from '../../contracts/turn-protocol.js';
+import type { Colors } from '../format.js';
+import type { RunOutput } from '../run-output.js';
+import { initialProgress, reduceProgress, taskTotal, type ProgressState } from './progress-model.js';
+import { formatStateValue, renderProgress, renderTaskEnd, renderWorkflowEnd } from './render-progress.js';
+
+export interface LiveViewOptions {
+  readonly stream: NodeJS.WriteStream;
+  readonly colors: Colors;
+  readonly name: string;
+  readonly runId: string;
+  /** The root actor; its snapshot gives the outer state and, through `children.task`, the inner one. */
+  readonly actor: AnyActorRef;
+  /** The run's tasks with their resolved bounds (from the store's run record). */
+  readonly tasks: readonly TaskSpec[];
+  readonly outer: OuterBounds;
+  /** What a resumed run had done before: its metrics and finished tasks. */
+  readonly before?: { readonly metrics: WorkflowMetrics; readonly tasksDone: number };
+  readonly now?: () => number;
+  /** Redraw period for the clocks, in milliseconds. */
+  readonly refreshMs?: number;
+}
+
+/**
+ * The terminal view: a status block redrawn in place (outer and inner state, task i/n, turn,
+ * tool calls, tokens and cost against their bounds, elapsed against the deadlines) above which
+ * each finished task leaves one line. Written with log-update, which redraws only changed lines.
+ */
+export function createLiveView(options: LiveViewOptions): RunOutput {
+  const { stream, colors, actor } = options;
+  const now = options.now ?? Date.now;
+  const update = createLogUpdate(stream);
+  const startedAt = now();
+  const elapsedBefore = options.before?.metrics.runtimeMs ?? 0;
+  let progress: ProgressState = initialProgress(options.before?.metrics, options.before?.tasksDone ?? 0);
+  let finished = false;
+
+  const frame = () => {
+    const snapshot = actor.getSnapshot() as { value: unknown; children: Record<string, AnyActorRef | undefined> };
+    const running = progress.taskIndex === undefined ? undefined : options.tasks[progress.taskIndex];
+    const task = progress.taskIndex === undefined ? undefined : snapshot.children['task'];
+    return renderProgress(
+      {
+        name: options.name,
+        runId: options.runId,
+        outerState: formatStateValue(snapshot.value),
+        innerState: task === undefined ? undefined : formatStateValue((task.getSnapshot() as { value: unknown }).value),
+        progress,
+        taskBounds: running?.bounds,
+        outer: options.outer,
+        taskElapsedMs: progress.taskStartedAt === undefined ? undefined : now() - progress.taskStartedAt,
+        sessionElapsedMs: elapsedBefore + (now() - startedAt),
+      },
+      colors,
+    );
+  };
+  const draw = () => {
+    if (!finished) update(frame());
+  };
+  const timer = setInterval(draw, options.refreshMs ?? 100);
+  timer.unref();
+
+  return {
+    onEvent(event: KernelEvent) {
+      const answer = progress.lastText;
+      progress = reduceProgress(progress, event);
+      if (event.type === 'task_end') {
+        const total = Math.max(taskTotal(progress), options.tasks.length);
+        const width = Math.max(40, (stream.columns ?? 100) * 2 - 8);
+        update.persist(renderTaskEnd({ id: event.taskId, index: event.taskIndex, total }, event.stop, event.counters, colors, answer, width));
+      } else if (event.type === 'error' || event.type === 'warning') {
+        update.persist(colors.dim(`${event.type}: ${event.message}`));
+      }
+      draw();
+    },
+    finish(result: WorkflowResult) {
+      clearInterval(timer);
+      finished = true;
+      update.clear();
+      update.done();
+      stream.write(`${renderWorkflowEnd(result.stop, result.metrics, result.tasks.length, colors)}\n`);
+    },
+    note(message: string) {
+      if (finished) stream.write(`${message}\n`);
+      else update.persist(message);
+      draw();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+/**
+ * The `dualloop` command (docs/cli.md). Parses arguments with commander, hands each command to
+ * its module under commands/, and exits with the code it returns (DESIGN.md section 8).
+ * Command modules are imported when their command runs: `--help` and `validate` do not pay for
+ * the model SDK, the store or the terminal libraries.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { describeError } from '../errors.js';
+import { processIO } from './command-io.js';
+import type { AuditFlags } from './commands/audit-command.js';
+import type { ResumeFlags } from './commands/resume-command.js';
+import type { RunFlags } from './commands/run-command.js';
+import type { RunsFlags } from './commands/runs-command.js';
+import { EXIT } from './exit-codes.js';
+import { DEFAULT_STORE_PATH } from './open-store.js';
+import { packageVersion } from './package-version.js';
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0    the run completed (planner_stopped, goal_achieved, tool_terminated)
+  2    a bound stopped it (max_turns, max_tool_calls, max_runtime, max_workflow_steps,
+       max_session_runtime, max_replans, budget_exhausted, loop_detected)
+  3    policy_denied or awaiting_approval
+  4    error
+  64   invalid manifest or arguments
+  130  canceled (Ctrl-C, SIGTERM)`;
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return parsed;
+}
+
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive number');
+  return parsed;
+}
+
+const storeOption = () => new Option('--store <path>', `SQLite file of the runs (default: ${DEFAULT_STORE_PATH}, or the manifest's store.path for run)`);
+
+/** The command tree; `exitCode()` is the code of the command that ran. */
+export function createProgram(): { readonly program: Command; exitCode(): number } {
+  const io = processIO();
+  let exitCode: number = EXIT.completed;
+  const program = new Command('dualloop')
+    .description('Run LLM agent workflows inside two bounded state machines; watch them live, resume them, audit why they stopped.')
+    .version(packageVersion(), '-v, --version')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', EXIT_CODES_HELP);
+
+  program
+    .command('run')
+    .description('Run the workflow a manifest describes; live view on a terminal, NDJSON events otherwise')
+    .argument('<manifest>', 'the manifest (YAML)')
+    .option('--json', 'NDJSON events on stdout even on a terminal')
+    .option('--inspect', 'attach the XState inspector (not available yet)')
+    .addOption(storeOption())
+    .option('--run-id <id>', 'the run id (default: run-<uuid>)')
+    .option('--max-turns <n>', 'turns per task (bounds.inner.maxTurns)', positiveInteger)
+    .option('--max-tool-calls <n>', 'tool calls per task (bounds.inner.maxToolCalls)', positiveInteger)
+    .option('--max-runtime <ms>', 'runtime per task, milliseconds (bounds.inner.maxRuntimeMs)', positiveInteger)
+    .option('--max-steps <n>', 'tasks per run (bounds.outer.maxWorkflowSteps)', positiveInteger)
+    .option('--max-session-runtime <ms>', 'runtime of the run, milliseconds (bounds.outer.maxSessionRuntimeMs)', positiveInteger)
+    .option('--max-tokens <n>', 'token budget of the run (bounds.outer.maxTokens)', positiveInteger)
+    .option('--max-cost <usd>', 'cost budget of the run in USD (bounds.outer.maxCostUsd)', positiveNumber)
+    .addHelpText('after', `\nBound options win over the manifest, per-task bounds included.\n${EXIT_CODES_HELP}`)
+    .action(async (manifest: string, flags: Record<string, unknown>) => {
+      const { runCommand } = await import('./commands/run-command.js');
+      exitCode = await runCommand(
+        manifest,
+        {
+          json: flags['json'] === true,
+          inspect: flags['inspect'] === true,
+          ...pick<RunFlags>(flags, { store: 'store', runId: 'runId', maxTurns: 'maxTurns', maxToolCalls: 'maxToolCalls', maxRuntime: 'maxRuntimeMs' }),
+          ...pick<RunFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd' }),
+        },
+        io,
+      );
+    });
+
+  program
+    .command('resume')
+    .description('Continue a stopped or crashed run from its last checkpoint')
+    .argument('<runId>', 'the run to continue')
+    .addOption(storeOption())
+    .option('--approve <id...>', 'approve parked approvals (tool call id, or task:<taskId>)')
+    .option('--reject <id...>', 'reject parked approvals')
+    .option('--manifest <path>', 'the manifest to rebuild the run from (default: the one it was started with)')
+    .option('--json', 'NDJSON events on stdout even on a terminal')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (runId: string, flags: Record<string, unknown>) => {
+      const { resumeCommand } = await import('./commands/resume-command.js');
+      exitCode = await resumeCommand(runId, { json: flags['json'] === true, ...pick<ResumeFlags>(flags, { store: 'store', manifest: 'manifest', approve: 'approve', reject: 'reject' }) }, io);
+    });
+
+  program
+    .command('runs')
+    .description('List recent runs: id, name, started, stop reason, tasks done')
+    .addOption(storeOption())
+    .option('--limit <n>', 'how many (default 20)', positiveInteger)
+    .option('--json', 'a JSON array of run summaries')
+    .action(async (flags: Record<string, unknown>) => {
+      const { runsCommand } = await import('./commands/runs-command.js');
+      exitCode = await runsCommand({ json: flags['json'] === true, ...pick<RunsFlags>(flags, { store: 'store', limit: 'limit' }) }, io);
+    });
+
+  program
+    .command('audit')
+    .description('Explain why a run stopped: the stop tree workflow → tasks → turns, and the policy decisions')
+    .argument('<runId>', 'the run to explain')
+    .addOption(storeOption())
+    .option('--json', 'the AuditReport as JSON')
+    .action(async (runId: string, flags: Record<string, unknown>) => {
+      const { auditCommand } = await import('./commands/audit-command.js');
+      exitCode = await auditCommand(runId, { json: flags['json'] === true, ...pick<AuditFlags>(flags, { store: 'store' }) }, io);
+    });
+
+  program
+    .command('validate')
+    .description('Check a manifest without running it; every problem is listed with its YAML path and line')
+    .argument('<manifest>', 'the manifest (YAML)')
+    .action(async (manifest: string) => {
+      const { validateCommand } = await import('./commands/validate-command.js');
+      exitCode = await validateCommand(manifest, io);
+    });
+
+  return { program, exitCode: () => exitCode };
+}
+
+/** Copies the defined flags, renamed: commander's camelCase names to the commands' field names. */
+function pick<T extends object>(flags: Record<string, unknown>, names: Readonly<Record<string, keyof T & string>>): Partial<T> {
+  return Object.fromEntries(Object.entries(names).flatMap(([from, to]) => (flags[from] === undefined ? [] : [[to, flags[from]]]))) as Partial<T>;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  try {
+    const { program, exitCode } = createProgram();
+    await program.parseAsync(argv as string[]);
+    return exitCode();
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; every parse error, and a bare `dualloop`, is a usage error.
+      return error.exitCode === 0 ? EXIT.completed : EXIT.usage;
+    }
+    // Errors with a stable code (StoreError, RunError) explain themselves; anything else is a bug: show the stack.
+    const known = error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+    process.stderr.write(`dualloop: ${known ? describeError(error) : `unexpected failure: ${error instanceof Error ? (error.stack ?? describeError(error)) : describeError(error)}`}\n`);
+    return EXIT.error;
+  }
+}
+
+const code = await main(process.argv);
+// Exit explicitly: an open keep-alive socket of a model client must not hold the process.
+process.stdout.write('', () => process.exit(code));

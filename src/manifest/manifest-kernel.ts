@@ -1,0 +1,99 @@
+import type { CheckpointStore } from '../contracts/store.js';
+import type { Tool } from '../contracts/tool.js';
+import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
+import { ConfigError, type ConfigIssue } from '../errors.js';
+import { createKernel, type Kernel } from '../kernel/create-kernel.js';
+import type { KernelOptions } from '../kernel/options.js';
+import { normalizeTasks } from '../kernel/tasks.js';
+import { declarativePolicy } from '../policy/declarative-policy.js';
+import { applyBoundOverrides, type BoundOverrides } from './bound-overrides.js';
+import type { LoadedManifest, ManifestResult } from './load-manifest.js';
+import type { Manifest } from './manifest-schema.js';
+import { resolveModel } from './resolve-model.js';
+import { resolveTools } from './resolve-tools.js';
+import { withLine, type SourceIssue, type YamlSource } from './yaml-source.js';
+
+/**
+ * Turns a validated manifest into kernel options: reads the cassette or configures the
+ * OpenAI-compatible model, loads the tools, builds the declarative policy, applies the
+ * command-line bound overrides. Reports every problem at once, each with its manifest line.
+ */
+export async function buildKernelOptions(loaded: LoadedManifest, overrides: BoundOverrides = {}): Promise<ManifestResult<KernelOptions>> {
+  const { manifest, source } = loaded;
+  const [model, planner, tools] = await Promise.all([
+    resolveModel(loaded, manifest.model, 'model'),
+    manifest.planner === undefined ? undefined : resolveModel(loaded, manifest.planner, 'planner'),
+    resolveTools(loaded),
+  ]);
+  const issues: SourceIssue[] = [...model.issues, ...(planner?.issues ?? []), ...tools.issues, ...policyNameIssues(manifest, tools.tools, source)];
+  if (manifest.tasks === undefined && manifest.goal === undefined) issues.push(withLine(source, ['tasks'], 'required (or a `goal` for a plan strategy)'));
+  if (model.model === undefined || issues.length > 0) return { ok: false, issues };
+
+  const { bounds, tasks } = applyBoundOverrides(manifest.bounds, manifest.tasks ?? [], overrides);
+  if (manifest.tasks !== undefined) {
+    const taskIssues = configIssues(() => normalizeTasks(tasks, resolveBounds(DEFAULT_BOUNDS, bounds)));
+    if (taskIssues.length > 0) return { ok: false, issues: taskIssues.map((issue) => kernelIssue(source, issue.path, issue.message)) };
+  }
+  const options: KernelOptions = {
+    name: manifest.name,
+    model: model.model,
+    tools: tools.tools,
+    ...(manifest.tasks === undefined ? {} : { tasks }),
+    bounds,
+    ...(manifest.system === undefined ? {} : { system: manifest.system }),
+    ...(manifest.policy === undefined ? {} : { policy: declarativePolicy(manifest.policy) }),
+    ...(manifest.toolExecution === undefined ? {} : { toolExecution: manifest.toolExecution }),
+    ...(manifest.toolConcurrency === undefined ? {} : { toolConcurrency: manifest.toolConcurrency }),
+    ...(manifest.wrapUpOnBound === undefined ? {} : { wrapUpOnBound: manifest.wrapUpOnBound }),
+    ...(manifest.onTaskStop === undefined ? {} : { onTaskStop: manifest.onTaskStop }),
+    ...(manifest.loopDetection === undefined ? {} : { loopDetection: manifest.loopDetection }),
+    ...(manifest.strategy === undefined ? {} : { strategy: manifest.strategy }),
+    ...(planner?.model === undefined ? {} : { planner: planner.model }),
+    ...(manifest.goal === undefined ? {} : { goal: manifest.goal }),
+    ...(manifest.autoRules === undefined ? {} : { autoRules: manifest.autoRules }),
+  };
+  return { ok: true, value: options };
+}
+
+/** Creates the kernel, turning its ConfigError (duplicate task ids, tool problems…) into manifest problems with lines. */
+export function createManifestKernel(loaded: LoadedManifest, options: KernelOptions, store?: CheckpointStore): ManifestResult<Kernel> {
+  let kernel: Kernel | undefined;
+  const issues = configIssues(() => (kernel = createKernel({ ...options, ...(store === undefined ? {} : { store }) })));
+  if (kernel === undefined) return { ok: false, issues: issues.map((issue) => kernelIssue(loaded.source, issue.path, issue.message)) };
+  return { ok: true, value: kernel };
+}
+
+/** The ConfigError issues `action` throws, or none. */
+function configIssues(action: () => unknown): readonly ConfigIssue[] {
+  try {
+    action();
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+}
+
+function kernelIssue(source: YamlSource, path: string, message: string): SourceIssue {
+  const segments = path.split('.').filter((segment) => segment !== '');
+  // Tools come from the module or the built-ins; point problems with them at the tools block.
+  return withLine(source, segments[0] === 'tools' ? ['tools'] : segments, message);
+}
+
+function policyNameIssues(manifest: Manifest, tools: readonly Tool[], source: YamlSource): SourceIssue[] {
+  const policy = manifest.policy;
+  if (policy === undefined) return [];
+  const names = new Set(tools.map((tool) => tool.name));
+  const known = names.size === 0 ? 'the manifest has no tools' : `tools: ${[...names].join(', ')}`;
+  const issues: SourceIssue[] = [];
+  for (const list of ['allow', 'deny', 'requireApproval'] as const) {
+    (policy[list] ?? []).forEach((name, index) => {
+      if (!names.has(name)) issues.push(withLine(source, ['policy', list, index], `no tool named "${name}" (${known})`));
+    });
+  }
+  const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? `task-${index + 1}` : task.id)));
+  (policy.approveTasks ?? []).forEach((id, index) => {
+    if (!taskIds.has(id)) issues.push(withLine(source, ['policy', 'approveTasks', index], `no task with id "${id}" (tasks: ${[...taskIds].join(', ')})`));
+  });
+  return issues;
+}

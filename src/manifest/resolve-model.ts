@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import type { Model } from '../contracts/model.js';
+import { ConfigError } from '../errors.js';
+import type { OpenAIModelOptions } from '../providers/openai-model.js';
+import { scriptedModel } from '../testing/scripted-model.js';
+import { loadCassette } from './cassette.js';
+import { displayPath, type LoadedManifest } from './load-manifest.js';
+import type { Manifest } from './manifest-schema.js';
+import { withLine, type SourceIssue } from './yaml-source.js';
+
+export type ModelResult = { readonly model: Model; readonly issues: readonly [] } | { readonly model?: undefined; readonly issues: readonly SourceIssue[] };
+
+type ModelBlock = Manifest['model'];
+type OpenAIBlock = Extract<ModelBlock, { provider: 'openai' }>;
+
+/** `openaiModel` option names that the manifest spells differently. */
+const MANIFEST_FIELD: Readonly<Record<string, string>> = { model: 'name', apiKey: 'apiKeyEnv' };
+
+/**
+ * A model block of the manifest (`model`, or `planner`). `scripted` reads its cassette; `openai`
+ * reads the key from the environment variable named by `apiKeyEnv` (the manifest holds no secret).
+ */
+export async function resolveModel(
+  loaded: LoadedManifest,
+  block: ModelBlock,
+  at: 'model' | 'planner',
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<ModelResult> {
+  if (block.provider === 'scripted') {
+    const path = resolve(loaded.directory, block.script);
+    const cassette = await loadCassette(path, displayPath(path));
+    if (cassette.ok) return { model: scriptedModel(cassette.value, { modelId: `cassette:${block.script}` }), issues: [] };
+    const missing = cassette.issues.length === 1 && cassette.issues[0]!.path === '' && cassette.issues[0]!.line === undefined;
+    return { issues: missing ? [withLine(loaded.source, [at, 'script'], `${block.script}: ${cassette.issues[0]!.message}`)] : cassette.issues };
+  }
+  return openai(loaded, block, at, environment);
+}
+
+/** The OpenAI SDK is loaded only for manifests that use it. */
+async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 'planner', environment: NodeJS.ProcessEnv): Promise<ModelResult> {
+  const { provider: _provider, name, apiKeyEnv, ...rest } = block;
+  let apiKey: string | undefined;
+  if (apiKeyEnv !== undefined) {
+    apiKey = environment[apiKeyEnv]?.trim() || undefined;
+    if (apiKey === undefined && block.baseURL === undefined) {
+      return { issues: [withLine(loaded.source, [at, 'apiKeyEnv'], `the environment variable ${apiKeyEnv} is not set`)] };
+    }
+  }
+  const options: OpenAIModelOptions = { model: name, ...(apiKey === undefined ? {} : { apiKey }), ...rest };
+  const { openaiModel } = await import('../providers/openai-model.js');
+  try {
+    return { model: openaiModel(options), issues: [] };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return {
+      issues: error.issues.map((issue) => {
+        const [first = '', ...others] = issue.path.split('.');
+        return withLine(loaded.source, [at, MANIFEST_FIELD[first] ?? first, ...others].filter((part) => part !== '' && part !== '(options)'), issue.message);
+      }),
+    };
+  }
+}

@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import { withLine, type SourceIssue, type YamlSource } from './yaml-source.js';
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * zod issues as readable problems with YAML lines: one per unknown field, the most specific
+ * branch of a union instead of "Invalid input", plain wording for missing and mistyped values.
+ */
+export function schemaIssues(error: z.ZodError, source: YamlSource): SourceIssue[] {
+  return flatten(error.issues, []).map(({ path, message }) => withLine(source, path, message));
+}
+
+interface Flat {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+function flatten(issues: readonly Issue[], prefix: readonly PropertyKey[]): Flat[] {
+  return issues.flatMap((issue): Flat[] => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown field' }));
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) return unionIssues(issue.errors, path);
+    return [{ path, message: reword(issue) }];
+  });
+}
+
+/** Every branch failed: report the branch that got furthest into the value (a type mismatch at the root got nowhere). */
+function unionIssues(branches: readonly (readonly Issue[])[], path: readonly PropertyKey[]): Flat[] {
+  const progressed = branches.filter((branch) => !branch.every((issue) => issue.code === 'invalid_type' && issue.path.length === 0));
+  if (progressed.length === 0) {
+    const expected = [...new Set(branches.flat().map((issue) => (issue.code === 'invalid_type' ? issue.expected : 'value')))];
+    return [{ path, message: `must be ${oneOf(expected.map(withArticle))}` }];
+  }
+  const depth = (branch: readonly Issue[]) => Math.max(...branch.map((issue) => issue.path.length));
+  const best = progressed.reduce((chosen, branch) => (depth(branch) > depth(chosen) || (depth(branch) === depth(chosen) && branch.length < chosen.length) ? branch : chosen));
+  return flatten(best, path);
+}
+
+function reword(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return /received undefined$/.test(issue.message) ? 'required' : `must be ${withArticle(issue.expected)}${received(issue.message)}`;
+    case 'too_small':
+      if (issue.origin === 'number') return `must be ${issue.inclusive ? '>=' : '>'} ${String(issue.minimum)}`;
+      return issue.message;
+    case 'too_big':
+      if (issue.origin === 'number') return `must be ${issue.inclusive ? '<=' : '<'} ${String(issue.maximum)}`;
+      return issue.message;
+    case 'invalid_value':
+      return issue.message.startsWith('Invalid') ? `must be ${oneOf(issue.values.map((value) => JSON.stringify(value)))}` : issue.message;
+    default:
+      return issue.message;
+  }
+}
+
+function oneOf(options: readonly string[]): string {
+  return options.length <= 2 ? options.join(' or ') : `one of ${options.join(', ')}`;
+}
+
+function received(message: string): string {
+  const match = /received (\w+)$/.exec(message);
+  return match === null ? '' : ` (got ${match[1]})`;
+}
+
+function withArticle(noun: string): string {
+  if (noun === 'int') return 'an integer';
+  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
+}

@@ -1,0 +1,86 @@
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+
+/** One problem in a manifest or cassette, with the YAML path and the line it is on. */
+export interface SourceIssue {
+  /** The file the problem is in, as the user named it. */
+  readonly file: string;
+  /** Dotted path (`bounds.inner.maxTurns`, `tasks.2.id`); empty for the whole document. */
+  readonly path: string;
+  /** 1-based line, when the path (or its nearest existing parent) is in the file. */
+  readonly line?: number;
+  readonly message: string;
+}
+
+/** A parsed YAML (or JSON) document that remembers where each value came from. */
+export interface YamlSource {
+  readonly file: string;
+  /** The plain JavaScript value; undefined when the text has syntax errors. */
+  readonly data: unknown;
+  /** Syntax errors, each with its line; when any, `data` is undefined. */
+  readonly syntaxIssues: readonly SourceIssue[];
+  /** The line of the value at `path`, or of its nearest existing ancestor (the key line for a missing field). */
+  lineOf(path: readonly PropertyKey[]): number | undefined;
+}
+
+/** Parses YAML 1.2 (a superset of JSON) keeping node positions, so every problem can name its line. */
+export function parseYamlSource(text: string, file: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineAt = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
+  const syntaxIssues = document.errors.map(
+    (error): SourceIssue => ({ file, path: '', ...lineField(lineAt(error.pos[0])), message: firstLine(error.message) }),
+  );
+  return {
+    file,
+    data: syntaxIssues.length > 0 ? undefined : document.toJS({ maxAliasCount: 100 }),
+    syntaxIssues,
+    lineOf: (path) => lineAt(locate(document, path)),
+  };
+}
+
+/** The start offset of the node at `path`, or of the deepest key or node on the way to it. */
+function locate(document: Document, path: readonly PropertyKey[]): number | undefined {
+  let node: unknown = document.contents;
+  let offset = rangeStart(node);
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
+      if (pair === undefined) return offset;
+      offset = rangeStart(pair.key) ?? offset;
+      if (pair.value === null || pair.value === undefined) return offset;
+      node = pair.value;
+      offset = rangeStart(node) ?? offset;
+    } else if (isSeq(node) && typeof segment !== 'symbol' && Number.isInteger(Number(segment))) {
+      const item = node.items[Number(segment)];
+      if (item === undefined) return offset;
+      node = item;
+      offset = rangeStart(item) ?? offset;
+    } else {
+      return offset;
+    }
+  }
+  return offset;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as Node | null | undefined)?.range;
+  return range === undefined || range === null ? undefined : range[0];
+}
+
+function lineField(line: number | undefined): { line?: number } {
+  return line === undefined || line === 0 ? {} : { line };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** `path (line N): message`, the one format every manifest problem is printed in. */
+export function formatIssue(issue: SourceIssue): string {
+  const where = issue.path === '' ? '(document)' : issue.path;
+  return `${where}${issue.line === undefined ? '' : ` (line ${issue.line})`}: ${issue.message}`;
+}
+
+export function withLine(source: YamlSource, path: readonly PropertyKey[], message: string): SourceIssue {
+  return { file: source.file, path: path.map(String).join('.'), ...lineField(source.lineOf(path)), message };
+}

@@ -1,0 +1,90 @@
+import pc from 'picocolors';
+import { describe, expect, it } from 'vitest';
+import { calculatorTool, createKernel, DEFAULT_BOUNDS } from 'dualloop';
+import { collectRun, scriptedModel } from 'dualloop/testing';
+import { initialProgress, reduceProgress, runTotals, taskTotal } from '../../src/cli/live-view/progress-model.js';
+import { formatStateValue, renderProgress, renderTaskEnd } from '../../src/cli/live-view/render-progress.js';
+
+const plain = pc.createColors(false);
+
+describe('the live view model', () => {
+  it('folds a run’s events into the counters the run ends with', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }], usage: { inputTokens: 30, outputTokens: 5 }, costUsd: 0.001 },
+      { text: 'two', usage: { inputTokens: 40, outputTokens: 2 }, costUsd: 0.002 },
+      { toolCalls: [{ name: 'calculator', args: { expression: '2 * 3' } }, { name: 'calculator', args: { expression: '2 * 4' } }], usage: { inputTokens: 50, outputTokens: 9 } },
+      { text: 'six and eight', usage: { inputTokens: 60, outputTokens: 4 } },
+    ]);
+    const { events, result } = await collectRun(createKernel({ model, tools: [calculatorTool()] }).start(['add', 'multiply']));
+    const states = events.reduce((states, event) => [...states, reduceProgress(states.at(-1)!, event)], [initialProgress()]);
+    const whileSecondTaskRuns = states.find((state) => state.taskIndex === 1 && state.task.toolCalls === 2)!;
+    expect(whileSecondTaskRuns).toMatchObject({ tasksDone: 1, turn: 1, done: { toolCalls: 1, tokens: 77 }, task: { tokens: 59 } });
+    const final = states.at(-1)!;
+    expect(final.stop).toEqual(result.stop);
+    expect(final.tasksDone).toBe(2);
+    expect(runTotals(final)).toEqual({ toolCalls: 3, tokens: 200, costUsd: result.metrics.costUsd });
+  });
+
+  it('counts the tasks of a plan strategy from its plan', async () => {
+    const model = scriptedModel([{ text: '1. Add 2 and 3\n2. Report the sum' }, { text: 'five' }, { text: 'the sum is five' }]);
+    const { events } = await collectRun(createKernel({ model, strategy: 'plan_execute', goal: 'Add 2 and 3 and report the sum.' }).start());
+    let state = initialProgress();
+    const totalsAtTaskStart: number[] = [];
+    for (const event of events) {
+      state = reduceProgress(state, event);
+      if (event.type === 'task_start') totalsAtTaskStart.push(taskTotal(state));
+    }
+    expect(totalsAtTaskStart).toEqual([2, 2]);
+    expect(state.tasks.map((task) => task.id)).toEqual(['plan-1-step-1', 'plan-1-step-2']);
+  });
+
+  it('renders where the run is against its bounds', () => {
+    const progress = {
+      ...initialProgress(),
+      tasks: [
+        { id: 'total', description: 'Read receipts.csv and compute the total amount claimed, in EUR.' },
+        { id: 'convert', description: 'Convert' },
+      ],
+      taskIndex: 0,
+      taskStartedAt: 0,
+      turn: 2,
+      task: { toolCalls: 1, tokens: 443, costUsd: 0.0012 },
+    };
+    const text = renderProgress(
+      {
+        name: 'expense-report',
+        runId: 'run-1',
+        outerState: formatStateValue('TASK_EXECUTE'),
+        innerState: formatStateValue('ACT'),
+        progress,
+        taskBounds: { maxTurns: 6, maxToolCalls: 10, maxRuntimeMs: 60_000, maxTokens: 5_000 },
+        outer: { ...DEFAULT_BOUNDS.outer, maxCostUsd: 0.5 },
+        taskElapsedMs: 1_250,
+        sessionElapsedMs: 65_000,
+      },
+      plain,
+    );
+    expect(text.split('\n')).toEqual([
+      'dualloop expense-report run-1',
+      '  state  TASK_EXECUTE › ACT   task 1/2 total "Read receipts.csv and compute the total amount …"',
+      '  task   turn 2/6 · tool calls 1/10 · tokens 443/5,000 · cost $0.0012 · time 1.3s/1m00s',
+      '  run    tokens 443 · cost $0.0012/$0.5000 · tool calls 1 · elapsed 1m05s/1h00m',
+    ]);
+  });
+
+  it('renders a task end with its reason, detail, counters and answer', () => {
+    const line = renderTaskEnd(
+      { id: 'runaway', index: 0, total: 1 },
+      { reason: 'max_turns', detail: 'turn 5 reached maxTurns=5', at: 0 },
+      { turns: 5, toolCalls: 5, inputTokens: 1_980, outputTokens: 141, costUsd: 0, runtimeMs: 801 },
+      plain,
+      'Best answer so far:\n397.80',
+    );
+    expect(line).toBe('■ task 1/1 runaway  max_turns  turn 5 reached maxTurns=5 (5 turns · 5 tool calls · 2,121 tokens · $0.0000 · 801ms)\n  ↳ Best answer so far: 397.80');
+  });
+
+  it('writes nested machine states as dotted paths', () => {
+    expect(formatStateValue({ TASK_SELECT: 'GATE' })).toBe('TASK_SELECT.GATE');
+    expect(formatStateValue('DONE')).toBe('DONE');
+  });
+});
