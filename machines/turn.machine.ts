@@ -10,7 +10,7 @@
  * All of them are supplied by the composition root (src/kernel/provide-machines.ts).
  * The task deadline is a delayed transition on the whole machine.
  */
-import { assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { KernelEventBody } from '../src/contracts/events.js';
 import type { Message } from '../src/contracts/messages.js';
 import type { StopCondition } from '../src/contracts/stop.js';
@@ -48,6 +48,12 @@ export interface TurnServiceInput {
   readonly runId: string;
   readonly taskId: string;
   readonly taskIndex: number;
+}
+
+/** What the `needsCompaction` guard decides on: the transcript the next model call would see. */
+export interface CompactionCheck {
+  readonly messages: readonly Message[];
+  readonly turn: number;
 }
 
 export interface CompactorInput extends TurnServiceInput {
@@ -90,21 +96,38 @@ const turnSetup = setup({
     })),
   },
   guards: {
-    needsCompaction: () => notProvided('needsCompaction guard'),
+    needsCompaction: (_, _params: CompactionCheck) => notProvided('needsCompaction guard'),
   },
   delays: {
     taskDeadline: ({ context }) => remainingRuntimeMs(context),
   },
 });
 
-/** CHECK_STOP decided: close the turn and report it. */
+/**
+ * CHECK_STOP decided: close the turn and report it. When the loop goes on, the same update marks
+ * where a resume would continue from (one context copy per turn instead of two).
+ */
 const closeTurn = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
   if (event.type !== 'STOP_DECIDED') return;
   const update = finishTurn(context, event.stop, event.at);
-  queue.assign(update);
+  queue.assign(event.stop === undefined ? { ...update, ...markResumePoint({ ...context, ...update }) } : update);
   const finished = update.turns?.[update.turns.length - 1];
   if (finished === undefined) return;
   queue({ type: 'report', params: { type: 'turn_end', taskId: context.task.id, taskIndex: context.task.index, turn: finished.turn, result: finished } });
+});
+
+/** TURN_INIT: count the turn, deliver queued messages, report it, and start the compactor if it asks. */
+const startTurn = turnSetup.enqueueActions(({ context, check, enqueue: queue }) => {
+  const update = beginTurn(context);
+  const turn = update.turn ?? context.turn;
+  queue({ type: 'report', params: { type: 'turn_start', taskId: context.task.id, taskIndex: context.task.index, turn } });
+  const next = { ...context, ...update };
+  if (resumesPendingTurn(next) || !check({ type: 'needsCompaction', params: { messages: next.messages, turn } })) {
+    queue.assign(update);
+    return;
+  }
+  queue.assign({ ...update, compacting: true });
+  queue.spawnChild('compactor', { id: 'compactor', input: { ...serviceInput(context), messages: next.messages, turn } });
 });
 
 export const turnMachine = turnSetup.createMachine({
@@ -131,18 +154,7 @@ export const turnMachine = turnSetup.createMachine({
   initial: 'TURN_INIT',
   states: {
     TURN_INIT: {
-      entry: [
-        assign(({ context }) => beginTurn(context)),
-        {
-          type: 'report',
-          params: ({ context }) => ({ type: 'turn_start', taskId: context.task.id, taskIndex: context.task.index, turn: context.turn }),
-        },
-        enqueueActions(({ context, check, enqueue: queue }) => {
-          if (resumesPendingTurn(context) || !check('needsCompaction')) return;
-          queue.assign({ compacting: true });
-          queue.spawnChild('compactor', { id: 'compactor', input: { ...serviceInput(context), messages: context.messages, turn: context.turn } });
-        }),
-      ],
+      entry: startTurn,
       always: [
         { guard: ({ context }) => resumesPendingTurn(context), target: 'ACT' },
         { guard: ({ context }) => !context.compacting, target: 'PLAN' },
@@ -228,13 +240,10 @@ export const turnMachine = turnSetup.createMachine({
       },
     },
     NEXT_TURN: {
-      entry: [
-        assign(({ context }) => markResumePoint(context)),
-        {
-          type: 'saveTurnCheckpoint',
-          params: ({ context }) => ({ runId: context.runId, task: context.task, point: context.resumePoint }),
-        },
-      ],
+      entry: {
+        type: 'saveTurnCheckpoint',
+        params: ({ context }) => ({ runId: context.runId, task: context.task, point: context.resumePoint }),
+      },
       always: 'TURN_INIT',
     },
     DONE: {

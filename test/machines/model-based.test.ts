@@ -49,7 +49,7 @@ function turnEvents(snapshot: AnyMachineSnapshot): AnyEventObject[] {
 }
 
 // Compaction runs on the second turn, so the walk also covers TURN_INIT waiting for the compactor.
-const turnLogic = turnMachine.provide({ guards: { needsCompaction: ({ context }) => context.turn === 2 } });
+const turnLogic = turnMachine.provide({ guards: { needsCompaction: (_, check) => check.turn === 2 } });
 
 interface Path {
   readonly state: AnyMachineSnapshot;

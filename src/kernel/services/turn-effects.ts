@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import type { CompactorInput } from '../../../machines/turn.machine.js';
+import type { CompactionCheck, CompactorInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
 import type { Message } from '../../contracts/messages.js';
 import { nextEnvelope } from '../../checkpoint/envelope-for.js';
@@ -49,9 +49,9 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
 
 /** The `needsCompaction` guard: asks the compactor; an error is reported and counts as "no". */
 export function createNeedsCompaction(deps: KernelDeps, registry: RunRegistry) {
-  return ({ context }: { context: TurnContext }) => {
+  return ({ context }: { context: TurnContext }, check: CompactionCheck) => {
     try {
-      return deps.compactor.shouldCompact(context.messages, { turn: context.turn });
+      return deps.compactor.shouldCompact(check.messages, { turn: check.turn });
     } catch (error) {
       runtimeOf(registry, context.runId).emit({
         type: 'error',
