@@ -12,6 +12,7 @@ import type { AuditFlags } from './commands/audit-command.js';
 import type { ResumeFlags } from './commands/resume-command.js';
 import type { RunFlags } from './commands/run-command.js';
 import type { RunsFlags } from './commands/runs-command.js';
+import type { ViewFlags } from './commands/view-command.js';
 import { EXIT } from './exit-codes.js';
 import { DEFAULT_STORE_PATH } from './open-store.js';
 import { packageVersion } from './package-version.js';
@@ -38,6 +39,20 @@ function positiveNumber(value: string): number {
   return parsed;
 }
 
+function portNumber(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || parsed > 65_535) throw new InvalidArgumentError('must be a port number (0-65535; 0 picks a free one)');
+  return parsed;
+}
+
+function webSocketUrl(value: string): string {
+  if (!URL.canParse(value) || !['ws:', 'wss:'].includes(new URL(value).protocol)) throw new InvalidArgumentError('must be a WebSocket URL (ws://host:port or wss://…)');
+  return value;
+}
+
+const hostOption = () => new Option('--host <host>', 'the address to listen on (default 127.0.0.1: this machine only)');
+const portOption = () => new Option('--port <n>', 'the viewer’s port (default: a free one)').argParser(portNumber);
+
 const storeOption = () => new Option('--store <path>', `SQLite file of the runs (default: ${DEFAULT_STORE_PATH}, or the manifest's store.path for run)`);
 
 /** The command tree; `exitCode()` is the code of the command that ran. */
@@ -56,7 +71,11 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .description('Run the workflow a manifest describes; live view on a terminal, NDJSON events otherwise')
     .argument('<manifest>', 'the manifest (YAML)')
     .option('--json', 'NDJSON events on stdout even on a terminal')
-    .option('--inspect', 'attach the XState inspector (not available yet)')
+    .option('--inspect', 'show the run in the Stately inspector: a local page embedding the hosted inspector (needs internet)')
+    .option('--inspect-url <url>', 'send the inspection events to this WebSocket receiver instead (implies --inspect)', webSocketUrl)
+    .option('--view', 'serve the local run viewer for this run (works offline); it keeps serving after the run until Ctrl-C')
+    .addOption(hostOption())
+    .addOption(portOption())
     .addOption(storeOption())
     .option('--run-id <id>', 'the run id (default: run-<uuid>)')
     .option('--max-turns <n>', 'turns per task (bounds.inner.maxTurns)', positiveInteger)
@@ -74,6 +93,8 @@ export function createProgram(): { readonly program: Command; exitCode(): number
         {
           json: flags['json'] === true,
           inspect: flags['inspect'] === true,
+          view: flags['view'] === true,
+          ...pick<RunFlags>(flags, { inspectUrl: 'inspectUrl', host: 'host', port: 'port' }),
           ...pick<RunFlags>(flags, { store: 'store', runId: 'runId', maxTurns: 'maxTurns', maxToolCalls: 'maxToolCalls', maxRuntime: 'maxRuntimeMs' }),
           ...pick<RunFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd' }),
         },
@@ -116,6 +137,18 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .action(async (runId: string, flags: Record<string, unknown>) => {
       const { auditCommand } = await import('./commands/audit-command.js');
       exitCode = await auditCommand(runId, { json: flags['json'] === true, ...pick<AuditFlags>(flags, { store: 'store' }) }, io);
+    });
+
+  program
+    .command('view')
+    .description('Serve the local run viewer: both machines, bound gauges, events, stop tree, replay; runs still running are followed live')
+    .argument('[runId]', 'the run to open (default: the most recent)')
+    .addOption(storeOption())
+    .addOption(hostOption())
+    .addOption(portOption())
+    .action(async (runId: string | undefined, flags: Record<string, unknown>) => {
+      const { viewCommand } = await import('./commands/view-command.js');
+      exitCode = await viewCommand(runId, pick<ViewFlags>(flags, { store: 'store', host: 'host', port: 'port' }), io);
     });
 
   program

@@ -8,18 +8,22 @@ import { openStore, storePathFor } from '../open-store.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
+import { boundsOf, describeListenError, startRunWatchers, untilInterrupted, watchFlagProblem, withInspect, type RunWatchers, type WatchFlags } from '../run-watchers.js';
 import { createManifestKernel } from '../../manifest/manifest-kernel.js';
 
-export interface RunFlags extends BoundOverrides {
+export interface RunFlags extends BoundOverrides, WatchFlags {
   readonly json?: boolean;
-  readonly inspect?: boolean;
   readonly store?: string;
   readonly runId?: string;
 }
 
 /** `dualloop run <manifest>`: validates, opens the store, starts the run and follows it. */
 export async function runCommand(manifestPath: string, flags: RunFlags, io: CommandIO): Promise<number> {
-  if (flags.inspect === true) complain(io, '--inspect: not available yet (it arrives with the run viewer); running without it');
+  const watchProblem = watchFlagProblem(flags);
+  if (watchProblem !== undefined) {
+    complain(io, watchProblem);
+    return EXIT.usage;
+  }
   const overrides = boundOverrides(flags);
   const prepared = await prepareManifest(manifestPath, overrides, io.cwd);
   if (!prepared.ok) {
@@ -31,8 +35,15 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   const trap = trapInterrupts();
   const opened = openStore(storePathFor(flags.store, manifestStore, io.cwd), { create: true });
   if (opened === undefined) throw new Error('unreachable: openStore with create');
+  let watchers: RunWatchers | undefined;
   try {
-    const kernel = createManifestKernel(loaded, options, opened.store);
+    try {
+      watchers = await startRunWatchers(flags, opened.store, boundsOf(options), io);
+    } catch (error) {
+      complain(io, describeListenError(error, flags));
+      return EXIT.error;
+    }
+    const kernel = createManifestKernel(loaded, withInspect(options, watchers), opened.store);
     if (!kernel.ok) {
       reportIssues(io.stderr, kernel.issues);
       return EXIT.usage;
@@ -47,9 +58,18 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
       return EXIT.usage;
     }
     opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
-    return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap });
+    watchers.announce(run.runId);
+    const code = await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap });
+    trap.release();
+    // The pages stay up after the run (a fast run would be over before one opens) until Ctrl-C.
+    if (watchers.serving && trap.interrupted === undefined) {
+      io.stderr.write('the run has ended; still serving the pages above: press Ctrl-C to exit\n');
+      await untilInterrupted();
+    }
+    return code;
   } finally {
     trap.release();
+    await watchers?.close();
     opened.close();
   }
 }

@@ -1,0 +1,94 @@
+import type { AnyStateMachine } from 'xstate';
+import { turnMachine } from '../../machines/turn.machine.js';
+import { workflowMachine } from '../../machines/workflow.machine.js';
+import type { GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
+
+/** The parts of an XState state node this module reads (xstate's StateNode has them all). */
+interface StateNodeView {
+  readonly key: string;
+  readonly path: readonly string[];
+  readonly type: GraphNode['type'];
+  readonly states: Readonly<Record<string, StateNodeView>>;
+  readonly initial: { readonly target: readonly StateNodeView[] } | undefined;
+  readonly transitions: ReadonlyMap<string, readonly TransitionView[]>;
+  readonly always: readonly TransitionView[] | undefined;
+  readonly invoke: readonly { readonly id: string; readonly src: unknown }[];
+}
+
+interface TransitionView {
+  readonly eventType: string;
+  readonly target: readonly StateNodeView[] | undefined;
+  readonly guard: unknown;
+}
+
+/**
+ * A machine's states and targeted transitions, read from its definition (`machine.root`), so the
+ * viewer's drawing and docs/diagrams.md cannot drift from the machines. Transitions without a
+ * target (actions only, e.g. STEER) change no state and are left out. Transitions declared on the
+ * root apply from any state; their source is `''`.
+ */
+export function machineGraph(machine: AnyStateMachine): MachineGraph {
+  const root = machine.root as unknown as StateNodeView;
+  const nodes: GraphNode[] = [];
+  const edges = new Map<string, { source: string; target: string; labels: string[] }>();
+  const visit = (node: StateNodeView, parent: StateNodeView | undefined) => {
+    const path = node.path.join('.');
+    if (parent !== undefined) {
+      nodes.push({
+        path,
+        key: node.key,
+        parent: parent.path.length === 0 ? undefined : parent.path.join('.'),
+        type: node.type,
+        initial: parent.initial?.target.includes(node) ?? false,
+        invokes: invokedActors(node),
+      });
+    }
+    const transitions = [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
+    for (const transition of transitions) {
+      for (const target of transition.target ?? []) {
+        const targetPath = target.path.join('.');
+        const id = `${path}→${targetPath}`;
+        const edge = edges.get(id) ?? { source: path, target: targetPath, labels: [] };
+        const label = transitionLabel(transition);
+        if (!edge.labels.includes(label)) edge.labels.push(label);
+        edges.set(id, edge);
+      }
+    }
+    for (const child of Object.values(node.states)) visit(child, node);
+  };
+  visit(root, undefined);
+  return { id: root.key, invokes: invokedActors(root), nodes, edges: [...edges.values()] };
+}
+
+function invokedActors(node: StateNodeView): InvokedActor[] {
+  return node.invoke.map((definition) => ({ id: definition.id, src: typeof definition.src === 'string' ? definition.src : 'inline' }));
+}
+
+/** Both machines of the kernel. */
+export function kernelMachineGraphs(): MachineGraphs {
+  return { workflow: machineGraph(workflowMachine), turn: machineGraph(turnMachine) };
+}
+
+/** What a reader needs from a transition: its event, in words, and whether a guard decides it. */
+export function transitionLabel(transition: Pick<TransitionView, 'eventType' | 'guard'>): string {
+  return `${eventLabel(transition.eventType)}${guardLabel(transition.guard)}`;
+}
+
+function eventLabel(eventType: string): string {
+  if (eventType === '') return 'always';
+  const done = /^xstate\.done\.actor\.(.+)$/.exec(eventType);
+  if (done !== null) return `${done[1]} done`;
+  const error = /^xstate\.error\.actor\.(.+)$/.exec(eventType);
+  if (error !== null) return `${error[1]} error`;
+  const after = /^xstate\.after\.([^.]+)\./.exec(eventType);
+  if (after !== null) return `after ${after[1]}`;
+  if (eventType.startsWith('xstate.done.state.')) return 'done';
+  return eventType;
+}
+
+function guardLabel(guard: unknown): string {
+  if (guard === undefined) return '';
+  if (typeof guard === 'string') return ` (${guard})`;
+  if (typeof guard === 'object' && guard !== null && typeof (guard as { type?: unknown }).type === 'string') return ` (${(guard as { type: string }).type})`;
+  return ' (guarded)';
+}

@@ -1,0 +1,90 @@
+import type { GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
+
+const INDENT = '    ';
+
+/**
+ * A machine as a Mermaid `stateDiagram-v2`, from its graph (src/viewer/machine-graph.ts). States
+ * are named by their keys (the machines' keys are unique, which this checks); one arrow per
+ * transition label; transitions declared on the root become a note: they apply from any state.
+ */
+export function toMermaid(graph: MachineGraph): string {
+  const keys = new Map<string, string>();
+  for (const node of graph.nodes) {
+    const other = keys.get(node.key);
+    if (other !== undefined) throw new Error(`${graph.id}: states ${other} and ${node.path} share the key ${node.key}; Mermaid needs unique names`);
+    keys.set(node.key, node.path);
+  }
+  const keyOf = (path: string) => graph.nodes.find((node) => node.path === path)?.key ?? path;
+  const parentOf = (path: string) => graph.nodes.find((node) => node.path === path)?.parent;
+  const lines = ['stateDiagram-v2'];
+
+  const block = (parent: string | undefined, depth: number) => {
+    const pad = INDENT.repeat(depth);
+    const children = graph.nodes.filter((node) => node.parent === parent);
+    for (const node of children.filter((child) => child.initial)) lines.push(`${pad}[*] --> ${node.key}`);
+    for (const node of children.filter((child) => child.type === 'compound' || child.type === 'parallel')) {
+      lines.push(`${pad}state ${node.key} {`);
+      block(node.path, depth + 1);
+      lines.push(`${pad}}`);
+    }
+    // An arrow lives in the block of the state that holds both its ends; others go to the top.
+    for (const edge of graph.edges) {
+      if (edge.source === '') continue;
+      const home = parentOf(edge.source) === parentOf(edge.target) ? parentOf(edge.source) : undefined;
+      if (home !== parent) continue;
+      for (const label of edge.labels) lines.push(`${pad}${keyOf(edge.source)} --> ${keyOf(edge.target)} : ${label}`);
+    }
+    for (const node of children.filter((child) => child.type === 'final')) lines.push(`${pad}${node.key} --> [*]`);
+  };
+  block(undefined, 1);
+
+  for (const edge of graph.edges.filter((candidate) => candidate.source === '')) {
+    lines.push(`${INDENT}note left of ${keyOf(edge.target)}`);
+    lines.push(`${INDENT}${INDENT}from any state:`);
+    for (const label of edge.labels) lines.push(`${INDENT}${INDENT}${label}`);
+    lines.push(`${INDENT}end note`);
+  }
+  return lines.join('\n');
+}
+
+/** docs/diagrams.md: both machines as Mermaid, with what each state invokes. */
+export function diagramsMarkdown(graphs: MachineGraphs): string {
+  const section = (title: string, source: string, graph: MachineGraph) => [
+    `## ${title}`,
+    '',
+    `From \`${source}\` (machine id \`${graph.id}\`).${graph.invokes.length === 0 ? '' : ` The machine itself invokes ${graph.invokes.map(actorText).join(', ')}: they live as long as it does.`}`,
+    '',
+    '```mermaid',
+    toMermaid(graph),
+    '```',
+    '',
+    '| state | type | invokes |',
+    '|---|---|---|',
+    ...graph.nodes.map((node) => `| \`${node.path}\` | ${stateType(node)} | ${node.invokes.map(actorText).join(', ')} |`),
+    '',
+  ];
+  return [
+    '# The two machines',
+    '',
+    '<!-- Generated from the machine definitions by `npm run diagrams` (scripts/generate-diagrams.mjs). Do not edit:',
+    '     test/viewer/diagrams.test.ts fails when this file no longer matches machines/*.machine.ts. -->',
+    '',
+    'Both diagrams are drawn from the definitions in `machines/` (their states and targeted',
+    'transitions; transitions that only run actions, like `STEER`, change no state and are left out).',
+    'A label names the event: `X done` / `X error` are the invoked or spawned actor `X` answering or',
+    'failing, `after X` a delayed transition, `always` an eventless one; `(guarded)` marks a transition',
+    'a guard decides, `(name)` a named guard. Notes list the transitions declared on the machine itself:',
+    'they apply from any state. The local viewer (`dualloop view`, docs/viewer.md) draws the same graphs.',
+    '',
+    ...section('Outer loop: the workflow machine', 'machines/workflow.machine.ts', graphs.workflow),
+    ...section('Inner loop: the turn machine', 'machines/turn.machine.ts', graphs.turn),
+  ].join('\n');
+}
+
+function actorText(actor: InvokedActor): string {
+  return actor.id === actor.src ? `\`${actor.id}\`` : `\`${actor.id}\` (${actor.src})`;
+}
+
+function stateType(node: GraphNode): string {
+  return node.initial ? `${node.type}, initial` : node.type;
+}

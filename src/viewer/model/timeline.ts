@@ -1,0 +1,106 @@
+import type { KernelEvent } from '../../contracts/events.js';
+
+/** One line of the event timeline. `details` are shown on demand (tool arguments and results, answers). */
+export interface TimelineRow {
+  /** Position of the event in the run's event list (the scrubber's unit). */
+  readonly position: number;
+  readonly seq: number;
+  readonly at: number;
+  readonly type: KernelEvent['type'];
+  readonly taskId: string | undefined;
+  readonly turn: number | undefined;
+  readonly summary: string;
+  readonly tone: 'plain' | 'tool' | 'stop' | 'error';
+  readonly details: readonly { readonly label: string; readonly value: unknown }[];
+}
+
+/** Streaming deltas would bury everything else; their text is in `message_end`. */
+const HIDDEN = new Set<KernelEvent['type']>(['message_update', 'tool_execution_update']);
+
+/** The timeline of `events`: every event but streaming deltas, tool ends paired with their start's arguments. */
+export function timelineRows(events: readonly KernelEvent[]): readonly TimelineRow[] {
+  const argsByCall = new Map<string, unknown>();
+  const rows: TimelineRow[] = [];
+  events.forEach((event, position) => {
+    if (event.type === 'tool_execution_start') argsByCall.set(event.toolCallId, event.args);
+    if (HIDDEN.has(event.type)) return;
+    const { summary, tone, details } = describeEvent(event, argsByCall);
+    rows.push({
+      position,
+      seq: event.seq,
+      at: event.at,
+      type: event.type,
+      taskId: 'taskId' in event ? event.taskId : undefined,
+      turn: 'turn' in event && typeof event.turn === 'number' ? event.turn : undefined,
+      summary,
+      tone,
+      details,
+    });
+  });
+  return rows;
+}
+
+type Description = Pick<TimelineRow, 'summary' | 'tone' | 'details'>;
+
+function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unknown>): Description {
+  const plain = (summary: string, details: Description['details'] = []): Description => ({ summary, tone: 'plain', details });
+  switch (event.type) {
+    case 'workflow_start':
+      return plain(`${event.resumed ? 'resumed' : 'started'}: ${event.tasks.length} task${event.tasks.length === 1 ? '' : 's'}`, [{ label: 'tasks', value: event.tasks }]);
+    case 'workflow_end':
+      return { summary: `workflow ${event.stop.reason}: ${event.stop.detail}`, tone: 'stop', details: [{ label: 'metrics', value: event.metrics }] };
+    case 'task_start':
+      return plain(`task ${event.taskIndex + 1} ${event.taskId}: ${event.description}`);
+    case 'task_end':
+      return { summary: `task ${event.taskId} ${event.stop.reason}: ${event.stop.detail}`, tone: 'stop', details: [{ label: 'counters', value: event.counters }] };
+    case 'turn_start':
+      return plain(`turn ${event.turn}`);
+    case 'turn_end':
+      return event.result.stop === undefined
+        ? plain(`turn ${event.turn} ended`)
+        : { summary: `turn ${event.turn} ended: ${event.result.stop.reason}`, tone: 'stop', details: [{ label: 'stop', value: event.result.stop }] };
+    case 'message_start':
+      return plain(event.wrapUp ? 'wrap-up model call' : 'model call');
+    case 'message_end': {
+      const asks = event.toolCalls.length === 0 ? '' : ` → ${event.toolCalls.map((call) => call.name).join(', ')}`;
+      const tokens = event.usage.inputTokens + event.usage.outputTokens;
+      const details = [...(event.text === '' ? [] : [{ label: 'text', value: event.text }]), ...(event.toolCalls.length === 0 ? [] : [{ label: 'tool calls', value: event.toolCalls }])];
+      return { summary: `model ${event.finishReason}${asks} (${tokens} tokens)`, tone: event.finishReason === 'error' ? 'error' : 'plain', details };
+    }
+    case 'tool_execution_start':
+      return { summary: `${event.name} started`, tone: 'tool', details: [{ label: 'arguments', value: event.args }] };
+    case 'tool_execution_end': {
+      const how = event.replayed ? ' (replayed)' : event.executed ? '' : ' (not run)';
+      return {
+        summary: `${event.name} ${event.isError ? 'failed' : 'done'}${how} in ${Math.round(event.durationMs)} ms`,
+        tone: event.isError ? 'error' : 'tool',
+        details: [
+          { label: 'arguments', value: argsByCall.get(event.toolCallId) },
+          { label: 'result', value: event.result },
+        ],
+      };
+    }
+    case 'checkpoint_saved':
+      return plain(`checkpoint after ${event.kind === 'task' ? `task ${event.taskId}` : `turn ${event.turn ?? '?'}`}`);
+    case 'policy_decision': {
+      const subject = event.subject === 'tool' ? `tool ${event.toolName ?? '?'}` : `task ${event.taskId}`;
+      return { summary: `policy ${event.decision} ${subject}: ${event.reason}`, tone: event.decision === 'allow' ? 'plain' : 'stop', details: [] };
+    }
+    case 'message_queued':
+      return plain(`${event.queue} message queued`, [{ label: 'message', value: event.content }]);
+    case 'queue_cleared':
+      return plain(`${event.queue} queue cleared`);
+    case 'plan_created':
+    case 'plan_revised':
+      return plain(`plan ${event.type === 'plan_created' ? 'created' : 'revised'} (${event.strategy} v${event.version}): ${event.steps.length} steps`, [{ label: 'steps', value: event.steps }]);
+    case 'strategy_selected':
+      return plain(`strategy ${event.strategy} (${event.by}): ${event.reason}`);
+    case 'error':
+      return { summary: `${event.scope} error: ${event.message}`, tone: 'error', details: [] };
+    case 'warning':
+      return plain(`warning: ${event.message}`);
+    case 'message_update':
+    case 'tool_execution_update':
+      return plain(event.type);
+  }
+}

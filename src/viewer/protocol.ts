@@ -1,0 +1,82 @@
+/**
+ * What the viewer's server sends its page. Types only: the page (src/viewer/web/) and the server
+ * share them, so a change to one side fails the other's typecheck.
+ */
+import type { AuditReport } from '../contracts/audit.js';
+import type { Bounds } from '../contracts/bounds.js';
+import type { KernelEvent } from '../contracts/events.js';
+import type { RunSummary } from '../contracts/store.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+
+/** One state of a machine, as its definition gives it. */
+export interface GraphNode {
+  /** The state's path below the machine's root, dot-separated: `TASK_SELECT.PICK`. */
+  readonly path: string;
+  readonly key: string;
+  /** Path of the parent state; undefined for the root's own states. */
+  readonly parent: string | undefined;
+  readonly type: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
+  /** The state its parent enters first. */
+  readonly initial: boolean;
+  /** The actors the state invokes while it is active. */
+  readonly invokes: readonly InvokedActor[];
+}
+
+/** An invoked actor: its id (events name it: `task done`) and the logic it runs. */
+export interface InvokedActor {
+  readonly id: string;
+  readonly src: string;
+}
+
+/** Every transition between the same two states, merged: one line per event. */
+export interface GraphEdge {
+  /** Source path; `''` is the machine's root: the transition applies from any state. */
+  readonly source: string;
+  readonly target: string;
+  readonly labels: readonly string[];
+}
+
+/** A machine drawn from its definition (src/viewer/machine-graph.ts). */
+export interface MachineGraph {
+  readonly id: string;
+  /** Actors the machine itself invokes: they live as long as it does. */
+  readonly invokes: readonly InvokedActor[];
+  readonly nodes: readonly GraphNode[];
+  /** Targeted transitions between states; root-level ones have `source: ''`. */
+  readonly edges: readonly GraphEdge[];
+}
+
+export interface MachineGraphs {
+  readonly workflow: MachineGraph;
+  readonly turn: MachineGraph;
+}
+
+/** What the page needs to know about a run besides its events. */
+export interface RunInfo {
+  readonly runId: string;
+  readonly name: string | undefined;
+  readonly createdAt: number | undefined;
+  /** The tasks the run was started with, each with its inner bounds. */
+  readonly tasks: readonly TaskSpec[];
+  /** The run's bounds when the viewer knows them (the command reads them from the manifest). */
+  readonly bounds: Bounds | undefined;
+}
+
+/**
+ * Server-sent events of `/api/runs/<runId>/stream`, by SSE event name:
+ * - `run`: RunInfo, first;
+ * - `events`: KernelEvent[] in seq order (the SSE id is the last seq, so a reconnect resumes);
+ * - `audit`: AuditReport, whenever the run has a result (again after a resume ends);
+ * - `missing`: `{ runId }` when the store has no such run.
+ */
+export type StreamMessage =
+  | { readonly event: 'run'; readonly data: RunInfo }
+  | { readonly event: 'events'; readonly data: readonly KernelEvent[] }
+  | { readonly event: 'audit'; readonly data: AuditReport }
+  | { readonly event: 'missing'; readonly data: { readonly runId: string } };
+
+export interface RunsResponse {
+  readonly runs: readonly RunSummary[];
+  /** The run the viewer was started for, if any. */
+  readonly selected: string | undefined;
+}

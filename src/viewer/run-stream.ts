@@ -1,0 +1,78 @@
+import type { ServerResponse } from 'node:http';
+import type { Bounds } from '../contracts/bounds.js';
+import type { KernelEvent } from '../contracts/events.js';
+import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
+import { writeEvent } from './local-http.js';
+import type { RunInfo } from './protocol.js';
+
+export interface RunStreamOptions {
+  readonly store: CheckpointStore;
+  readonly runId: string;
+  /** Send events after this seq only (a reconnecting page's `Last-Event-ID`). */
+  readonly afterSeq: number;
+  readonly pollMs: number;
+  readonly bounds: ((runId: string) => MaybePromise<Bounds | undefined>) | undefined;
+  /** Aborts when the page disconnects or the viewer closes. */
+  readonly signal: AbortSignal;
+}
+
+/** Events per SSE message, so a replay of a long run arrives in a few large messages. */
+const BATCH = 500;
+
+/**
+ * Streams one run to a page (protocol.ts, StreamMessage): its info, then its events as the store
+ * has them, polling the store for new ones every `pollMs` — the same path for a run in this
+ * process, a run in another process writing the same SQLite file, and a finished run (ADR/0082).
+ * The audit (the stop tree) goes out at once and again after every `workflow_end`, as soon as the
+ * store holds the run's result. Ends when `signal` aborts.
+ */
+export async function streamRun(response: ServerResponse, options: RunStreamOptions): Promise<void> {
+  const { store, runId, signal } = options;
+  const record = await store.getRun(runId);
+  if (record === undefined) {
+    writeEvent(response, { event: 'missing', data: { runId } });
+    response.end();
+    return;
+  }
+  const info: RunInfo = { runId, name: record.name, createdAt: record.createdAt, tasks: record.tasks, bounds: await options.bounds?.(runId) };
+  writeEvent(response, { event: 'run', data: info });
+
+  let lastSeq = options.afterSeq;
+  let awaitingAudit = true;
+  let lastEnd: Extract<KernelEvent, { type: 'workflow_end' }> | undefined;
+  while (!signal.aborted) {
+    const events: readonly KernelEvent[] = await store.readEvents(runId, lastSeq);
+    for (let start = 0; start < events.length && !signal.aborted; start += BATCH) {
+      const batch = events.slice(start, start + BATCH);
+      lastSeq = batch[batch.length - 1]!.seq;
+      writeEvent(response, { event: 'events', id: lastSeq, data: batch });
+    }
+    if (events.length > 0) {
+      const last = events[events.length - 1]!;
+      lastEnd = last.type === 'workflow_end' ? last : undefined;
+      if (lastEnd !== undefined) awaitingAudit = true;
+    }
+    if (awaitingAudit) {
+      const audit = await store.audit(runId);
+      // The result is saved just after `workflow_end`: until the store has this one, ask again next round.
+      const current = lastEnd === undefined || (audit?.workflow.stop?.at === lastEnd.stop.at && audit.workflow.stop.reason === lastEnd.stop.reason);
+      if (audit !== undefined && current) {
+        writeEvent(response, { event: 'audit', data: audit });
+        awaitingAudit = false;
+      }
+    }
+    await sleep(options.pollMs, signal);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,121 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { RunSummary } from '../../contracts/store.js';
+import { activeStatesAt } from '../model/active-states.js';
+import { gaugesFor } from '../model/gauges.js';
+import { INITIAL_PROGRESS, reduceProgress } from '../model/run-progress.js';
+import { timelineRows } from '../model/timeline.js';
+import type { MachineGraphs } from '../protocol.js';
+import { fetchMachines, fetchRuns } from './api.js';
+import { GaugesPanel } from './gauges-panel.js';
+import { MachineDiagram } from './machine-diagram.js';
+import { Scrubber } from './scrubber.js';
+import { StopTree } from './stop-tree.js';
+import { TimelinePanel } from './timeline-panel.js';
+import { useRun } from './use-run.js';
+
+const TICK_MS = 500;
+
+/** The viewer: pick a run, watch it live or replay it. All state derives from the run's events up to the cursor. */
+export function App() {
+  const [machines, setMachines] = useState<MachineGraphs | undefined>(undefined);
+  const [runs, setRuns] = useState<readonly RunSummary[]>([]);
+  const [runId, setRunId] = useState<string | undefined>(new URLSearchParams(location.search).get('run') ?? undefined);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    fetchMachines().then(setMachines, (error: unknown) => setFailure(String(error)));
+    fetchRuns().then(
+      (response) => {
+        setRuns(response.runs);
+        setRunId((current) => current ?? response.selected);
+      },
+      (error: unknown) => setFailure(String(error)),
+    );
+  }, []);
+
+  const run = useRun(runId);
+  const total = run.events.length;
+  const [cursorAt, setCursorAt] = useState<number | undefined>(undefined);
+  // Following (no cursor of its own): the replay sits at the newest event.
+  const follow = cursorAt === undefined || cursorAt >= total;
+  const cursor = follow ? total : cursorAt;
+  useEffect(() => setCursorAt(undefined), [runId]);
+
+  const last = run.events[total - 1];
+  const finalStop = last?.type === 'workflow_end' ? last.stop : undefined;
+  const ended = finalStop !== undefined;
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (!follow || ended || total === 0) return undefined;
+    const timer = setInterval(() => setTick((value) => value + 1), TICK_MS);
+    return () => clearInterval(timer);
+  }, [follow, ended, total]);
+
+  const states = useMemo(() => activeStatesAt(run.events, cursor), [run.events, cursor]);
+  const progress = useMemo(() => run.events.slice(0, cursor).reduce(reduceProgress, INITIAL_PROGRESS), [run.events, cursor]);
+  const rows = useMemo(() => timelineRows(run.events), [run.events]);
+  const startedAt = run.events[0]?.at;
+  const atCursor = run.events[cursor - 1]?.at;
+  // Live, clocks run on between events: the kernel's time of the last event plus the time since it arrived.
+  const now = atCursor === undefined ? 0 : follow && !ended ? atCursor + (performance.now() - run.receivedAt) : atCursor;
+  const gauges = gaugesFor(progress, run.info, now);
+  void tick;
+
+  const choose = (id: string) => {
+    history.replaceState(null, '', `?run=${encodeURIComponent(id)}`);
+    setRunId(id);
+  };
+  const task = progress.task;
+  return (
+    <div class="viewer">
+      <header class="top">
+        <h1>dualloop</h1>
+        <select aria-label="run" value={runId ?? ''} onChange={(event) => choose((event.target as HTMLSelectElement).value)}>
+          {runId !== undefined && !runs.some((entry) => entry.runId === runId) ? <option value={runId}>{runId}</option> : null}
+          {runs.map((entry) => (
+            <option value={entry.runId} key={entry.runId}>
+              {entry.runId}
+              {entry.name === undefined ? '' : ` · ${entry.name}`}
+              {entry.stop === undefined ? '' : ` · ${entry.stop.reason}`}
+            </option>
+          ))}
+        </select>
+        <span class="run-status" data-testid="run-status" data-ended={ended ? 'true' : 'false'}>
+          {run.missing ? 'no such run in the store' : finalStop !== undefined ? `stopped: ${finalStop.reason}` : total === 0 ? 'waiting for events' : 'running'}
+          {follow ? '' : ' · replaying'}
+        </span>
+        <span class={`connection ${run.connected ? 'up' : 'down'}`}>{run.connected ? 'connected' : 'reconnecting…'}</span>
+      </header>
+      {failure === undefined ? null : <p class="error">{failure}</p>}
+      {runId === undefined && runs.length === 0 && failure === undefined ? <p class="empty">The store has no runs yet.</p> : null}
+      <Scrubber
+        cursor={cursor}
+        total={total}
+        offsetMs={atCursor === undefined || startedAt === undefined ? undefined : atCursor - startedAt}
+        follow={follow}
+        ended={ended}
+        onMove={(to) => setCursorAt(to >= total ? undefined : to)}
+        onFollow={() => setCursorAt(undefined)}
+      />
+      <div class="machines">
+        {machines === undefined ? (
+          <p class="loading">loading the machines…</p>
+        ) : (
+          <>
+            <MachineDiagram title="workflow (outer loop)" graph={machines.workflow} active={states.workflow} subject={run.info?.name} />
+            <MachineDiagram
+              title="turn (inner loop)"
+              graph={machines.turn}
+              active={states.turn}
+              {...(task === undefined ? {} : { subject: `task ${task.index + 1} ${task.taskId} · turn ${task.turn}` })}
+            />
+          </>
+        )}
+      </div>
+      <GaugesPanel gauges={gauges} taskTitle={task === undefined ? 'task' : `task ${task.index + 1} ${task.taskId}`} />
+      <div class="lower">
+        <TimelinePanel rows={rows} cursor={cursor} startedAt={startedAt} follow={follow} onSelect={(position) => setCursorAt(position >= total ? undefined : position)} />
+        <StopTree audit={run.audit} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,108 @@
+import type { AuditReport, AuditTask } from '../../contracts/audit.js';
+import type { StopBound, StopCondition } from '../../contracts/stop.js';
+import { formatDuration, formatGaugeValue } from '../model/gauges.js';
+
+/** The run's stop tree, the content of `dualloop audit`: workflow → tasks → turns, then policy decisions and plans. */
+export function StopTree({ audit }: { readonly audit: AuditReport | undefined }) {
+  if (audit === undefined) return <section class="stop-tree empty">The stop tree appears once the store has the run.</section>;
+  const metrics = audit.workflow.metrics;
+  return (
+    <section class="stop-tree" data-status={audit.status}>
+      <h2>
+        stop tree <small>{audit.status}</small>
+      </h2>
+      <div class="workflow-stop" data-reason={audit.workflow.stop?.reason ?? ''}>
+        workflow {stopText(audit.workflow.stop)}
+        {boundText(audit.workflow.bound)}
+      </div>
+      <div class="metrics">
+        {metrics.workflowSteps} steps · {metrics.turns} turns · {metrics.toolCalls} tool calls · {formatGaugeValue({ unit: 'tokens' }, metrics.inputTokens)} in +{' '}
+        {formatGaugeValue({ unit: 'tokens' }, metrics.outputTokens)} out tokens · {formatGaugeValue({ unit: 'usd' }, metrics.costUsd)} · {formatDuration(metrics.runtimeMs)}
+      </div>
+      <ul class="tasks">{audit.tasks.map(taskItem)}</ul>
+      {audit.active === undefined ? null : (
+        <p class="active-task">
+          task {audit.active.index + 1} <b>{audit.active.taskId}</b> was running at the last checkpoint (no stop yet)
+        </p>
+      )}
+      {audit.policyDecisions.length === 0 ? null : (
+        <>
+          <h3>policy decisions</h3>
+          <ul class="policy">
+            {audit.policyDecisions.map((decision) => (
+              <li key={decision.seq} data-decision={decision.decision}>
+                <b>{decision.decision}</b> {decision.subject === 'tool' ? `tool ${decision.toolName ?? '?'} (${decision.taskId})` : `task ${decision.taskId}`}: {decision.reason}
+                {decision.approvalId === undefined ? '' : ` [approval ${decision.approvalId}]`}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {audit.plans.length === 0 ? null : (
+        <>
+          <h3>plans</h3>
+          <ul class="plans">
+            {audit.plans.map((plan) => (
+              <li key={plan.at}>
+                {plan.kind}: {plan.steps.join(' → ')}
+                {plan.reason === undefined ? '' : ` (${plan.reason})`}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <p class="event-count">{audit.events} events in the log</p>
+    </section>
+  );
+}
+
+function taskItem(task: AuditTask) {
+  const counters = task.counters;
+  return (
+    <li class="task" key={task.taskId} data-task-id={task.taskId} data-reason={task.stop.reason}>
+      <div>
+        task {task.index + 1} <b>{task.taskId}</b> {stopText(task.stop)}
+        {boundText(task.bound)}
+      </div>
+      <div class="description">“{task.description}”</div>
+      <div class="metrics">
+        {counters.turns} turns · {counters.toolCalls} tool calls · {formatGaugeValue({ unit: 'tokens' }, counters.inputTokens + counters.outputTokens)} tokens ·{' '}
+        {formatGaugeValue({ unit: 'usd' }, counters.costUsd)} · {formatDuration(counters.runtimeMs)}
+      </div>
+      <details>
+        <summary>{task.turns.length} turns</summary>
+        <ol class="turns">
+          {task.turns.map((turn) => (
+            <li key={turn.turn}>
+              turn {turn.turn}
+              {turn.toolCalls.length === 0 ? '' : ` · ${turn.toolCalls.map((call) => `${call.name}${call.isError ? '✗' : ''}`).join(', ')}`}
+              {turn.stop === undefined ? '' : ` · `}
+              {turn.stop === undefined ? null : stopText(turn.stop)} · {formatDuration(turn.runtimeMs)}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </li>
+  );
+}
+
+function stopText(stop: StopCondition | undefined) {
+  if (stop === undefined) return <span class="reason none">no stop yet (running, or interrupted without a result)</span>;
+  return (
+    <>
+      <span class={`reason ${reasonClass(stop.reason)}`}>{stop.reason}</span> <span class="detail">— {stop.detail}</span>
+    </>
+  );
+}
+
+function boundText(bound: StopBound | undefined) {
+  return bound === undefined ? null : <span class="bound"> [{`${bound.name} ${bound.value}/${bound.limit}`}]</span>;
+}
+
+/** Natural completions green, canceled grey, bounds amber, the rest (policy, errors) red. */
+export function reasonClass(reason: StopCondition['reason']): string {
+  if (reason === 'planner_stopped' || reason === 'goal_achieved' || reason === 'tool_terminated') return 'natural';
+  if (reason === 'context_canceled') return 'canceled';
+  if (reason === 'error' || reason === 'policy_denied' || reason === 'awaiting_approval') return 'refused';
+  return 'bound';
+}

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createMachine } from 'xstate';
+import { getStateNodes, toDirectedGraph } from 'xstate/graph';
+import { describe, expect, it } from 'vitest';
+import { turnMachine } from '../../machines/turn.machine.js';
+import { workflowMachine } from '../../machines/workflow.machine.js';
+import { kernelMachineGraphs, machineGraph } from '../../src/viewer/machine-graph.js';
+import { diagramsMarkdown, toMermaid } from '../../src/viewer/mermaid.js';
+
+const DIAGRAMS = fileURLToPath(new URL('../../docs/diagrams.md', import.meta.url));
+
+describe('docs/diagrams.md', () => {
+  it('matches the machine definitions (regenerate with `npm run diagrams`)', () => {
+    const committed = readFileSync(DIAGRAMS, 'utf8');
+    const generated = `${diagramsMarkdown(kernelMachineGraphs())}\n`;
+    expect(committed, 'docs/diagrams.md is out of date: run `npm run diagrams` and commit the result').toBe(generated);
+  });
+});
+
+describe('machineGraph', () => {
+  it.each([
+    ['workflow', workflowMachine],
+    ['turn', turnMachine],
+  ] as const)('%s: has every state and every targeted transition xstate/graph finds', (_name, machine) => {
+    const graph = machineGraph(machine);
+    const statePaths = getStateNodes(machine.root).map((node) => node.path.join('.'));
+    expect(graph.nodes.map((node) => node.path).sort()).toEqual(statePaths.sort());
+    const edges = new Set(graph.edges.map((edge) => `${edge.source}→${edge.target}`));
+    const walk = (node: ReturnType<typeof toDirectedGraph>): string[] => [
+      ...node.edges
+        .filter((edge) => edge.transition.target !== undefined)
+        .map((edge) => `${edge.source.path.join('.')}→${edge.target.path.join('.')}`),
+      ...node.children.flatMap(walk),
+    ];
+    for (const edge of walk(toDirectedGraph(machine))) expect(edges).toContain(edge);
+  });
+
+  it('keeps eventless transitions, which xstate/graph leaves out', () => {
+    const graph = machineGraph(turnMachine);
+    expect(graph.edges).toContainEqual({ source: 'OBSERVE', target: 'CHECK_STOP', labels: ['always'] });
+    expect(graph.edges).toContainEqual({ source: 'NEXT_TURN', target: 'TURN_INIT', labels: ['always'] });
+  });
+
+  it('names transitions by event, actor answers by actor id, and marks guards', () => {
+    const { workflow } = kernelMachineGraphs();
+    expect(workflow.edges).toContainEqual({ source: 'TASK_EXECUTE', target: 'CHECKPOINT', labels: ['task done'] });
+    expect(workflow.edges).toContainEqual({ source: 'TASK_SELECT.GATE', target: 'DONE', labels: ['policyGate done', 'policyGate error'] });
+    expect(workflow.edges).toContainEqual({ source: '', target: 'DONE', labels: ['ABORT (idle)', 'after sessionDeadline (idle)'] });
+    expect(workflow.nodes.find((node) => node.path === 'TASK_EXECUTE')?.invokes).toEqual([{ id: 'task', src: 'taskLoop' }]);
+  });
+
+  it('changes the diagram when a machine changes', () => {
+    const before = toMermaid(machineGraph(createMachine({ id: 'm', initial: 'A', states: { A: { on: { GO: 'B' } }, B: { type: 'final' } } })));
+    const after = toMermaid(machineGraph(createMachine({ id: 'm', initial: 'A', states: { A: { on: { GO: 'C' } }, C: { type: 'final' } } })));
+    expect(before).toContain('A --> B : GO');
+    expect(after).toContain('A --> C : GO');
+    expect(after).not.toBe(before);
+  });
+
+  it('refuses machines whose state keys repeat (Mermaid names states by key)', () => {
+    const machine = createMachine({ id: 'm', initial: 'A', states: { A: { initial: 'X', states: { X: {} } }, B: { initial: 'X', states: { X: {} } } } });
+    expect(() => toMermaid(machineGraph(machine))).toThrow(/share the key X/);
+  });
+});
