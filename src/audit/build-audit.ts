@@ -1,22 +1,32 @@
-import type { AuditPolicyDecision, AuditReport, AuditTask } from '../contracts/audit.js';
+import type { AuditActiveTask, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from '../contracts/audit.js';
 import type { KernelEvent } from '../contracts/events.js';
-import { EMPTY_METRICS, type TaskResult, type WorkflowResult } from '../contracts/results.js';
+import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult } from '../contracts/results.js';
 import type { RunRecord } from '../contracts/store.js';
-import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+import type { ActiveTask, WorkflowProgress } from '../contracts/workflow-protocol.js';
 
 /** Stops after which `kernel.resume(runId)` continues the run. */
 export const RESUMABLE_REASONS: ReadonlySet<string> = new Set(['context_canceled', 'awaiting_approval', 'error', 'max_session_runtime']);
+
+/** Tasks of a result that will not run again: a task halted for a resumable reason runs again on resume. */
+export function finishedTasks(result: WorkflowResult): number {
+  return result.tasks.filter((task) => !RESUMABLE_REASONS.has(task.stop.reason)).length;
+}
 
 export interface AuditSources {
   readonly record: RunRecord;
   readonly result: WorkflowResult | undefined;
   /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
   readonly progress: WorkflowProgress | undefined;
+  /**
+   * The run's events; only `policy_decision` and plan events are read, so a store may pass just
+   * those and give the size of the whole log as `eventCount`.
+   */
   readonly events: readonly KernelEvent[];
+  readonly eventCount?: number;
 }
 
 /** Builds the stop tree from what any store keeps; every store's `audit()` delegates here. */
-export function buildAudit({ record, result, progress, events }: AuditSources): AuditReport {
+export function buildAudit({ record, result, progress, events, eventCount }: AuditSources): AuditReport {
   const tasks = (result?.tasks ?? progress?.results ?? []).map(auditTask);
   const policyDecisions: AuditPolicyDecision[] = [];
   const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
@@ -38,6 +48,7 @@ export function buildAudit({ record, result, progress, events }: AuditSources): 
     if (planned !== undefined) plans.push(planned);
   }
   const stop = result?.stop;
+  const active = result === undefined && progress?.active !== undefined ? auditActive(progress.active) : undefined;
   const status: AuditReport['status'] = stop === undefined ? 'incomplete' : RESUMABLE_REASONS.has(stop.reason) ? 'resumable' : 'finished';
   return {
     runId: record.runId,
@@ -50,9 +61,10 @@ export function buildAudit({ record, result, progress, events }: AuditSources): 
       ...(stop?.bound === undefined ? {} : { bound: stop.bound }),
     },
     tasks,
+    ...(active === undefined ? {} : { active }),
     policyDecisions,
     plans,
-    events: events.length,
+    events: eventCount ?? events.length,
   };
 }
 
@@ -71,13 +83,35 @@ function auditTask(task: TaskResult): AuditTask {
       runtimeMs: task.runtimeMs,
     },
     ...(task.stop.bound === undefined ? {} : { bound: task.stop.bound }),
-    turns: task.turns.map((turn) => ({
-      turn: turn.turn,
-      ...(turn.stop === undefined ? {} : { stop: turn.stop }),
-      toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name, isError: call.isError })),
-      usage: turn.usage,
-      runtimeMs: turn.runtimeMs,
-    })),
+    turns: task.turns.map(auditTurn),
+  };
+}
+
+function auditActive({ task, point }: ActiveTask): AuditActiveTask {
+  const { progress } = point;
+  return {
+    taskId: task.id,
+    index: task.index,
+    description: task.description,
+    counters: {
+      turns: progress.turns.length,
+      toolCalls: progress.toolCalls,
+      inputTokens: progress.usage.inputTokens,
+      outputTokens: progress.usage.outputTokens,
+      costUsd: progress.costUsd,
+      runtimeMs: progress.elapsedMs,
+    },
+    turns: progress.turns.map(auditTurn),
+  };
+}
+
+function auditTurn(turn: TurnResult): AuditTurn {
+  return {
+    turn: turn.turn,
+    ...(turn.stop === undefined ? {} : { stop: turn.stop }),
+    toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name, isError: call.isError })),
+    usage: turn.usage,
+    runtimeMs: turn.runtimeMs,
   };
 }
 

@@ -1,0 +1,26 @@
+/**
+ * JSON for store rows. Plain `JSON.stringify` first (the fast path: everything the kernel hands
+ * over is JSON data); a value it cannot write — a BigInt in a tool result — is retried with
+ * BigInts written as decimal strings, and a cycle is a clear error rather than a silent loss.
+ */
+export function toJson(value: unknown, what: string): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (first) {
+    try {
+      return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)) ?? 'null';
+    } catch {
+      throw new TypeError(`${what} cannot be stored as JSON: ${first instanceof Error ? first.message : String(first)}`);
+    }
+  }
+}
+
+/** Parses a stored row; not `ok` when it is not valid JSON (the caller names the run and the row). */
+export function fromJson(text: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (typeof text !== 'string') return { ok: false, message: `expected JSON text, found ${text === null ? 'NULL' : typeof text}` };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The SQLite store's schema and its migrations. The schema version lives in `PRAGMA user_version`
+ * and the file is marked as dualloop's with `PRAGMA application_id`, so that a database of another
+ * application is never written to. Migrations run in order, each in the same IMMEDIATE
+ * transaction as the version bump, so two processes opening a fresh file at once cannot both
+ * migrate it. A database whose version is newer than the last migration is refused untouched.
+ * To change the schema: append a migration (never edit a shipped one) and a fixture test.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { StoreError } from './store-error.js';
+import { describeSqliteFailure } from './sqlite-failure.js';
+
+/** 'dulp' as a big-endian 32-bit integer. */
+export const APPLICATION_ID = 0x64756c70;
+
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+/*
+ * Child tables key runs by the integer `runs.id` (smaller rows and indexes than the text run id).
+ * Checkpoints keep every task-boundary checkpoint (slot = its sequence) and only the latest turn
+ * checkpoint (slot 0, overwritten in place by each turn): one statement per save (ADR/0021).
+ * JSON columns hold what the kernel handed over, serialised once; the other columns exist for
+ * queries that must not parse bodies (`listRuns`, `audit`). Events, mostly small rows appended in
+ * key order, live in a WITHOUT ROWID table: one b-tree instead of a table and its index, one page
+ * fewer to write per commit.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'runs, checkpoints, tool results, events, results, leases',
+    sql: `
+      CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL UNIQUE,
+        name TEXT,
+        options_digest TEXT NOT NULL,
+        tasks TEXT NOT NULL,
+        tasks_total INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX runs_by_creation ON runs (created_at DESC, id DESC);
+      CREATE TABLE checkpoints (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        slot INTEGER NOT NULL,
+        sequence INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        saved_at INTEGER NOT NULL,
+        event_seq INTEGER NOT NULL,
+        tasks_done INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (run, slot)
+      );
+      CREATE TABLE tool_results (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        tool_call_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (run, tool_call_id)
+      );
+      CREATE TABLE events (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (run, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE results (
+        run INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        stop TEXT NOT NULL,
+        tasks_done INTEGER NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE TABLE leases (
+        run INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        holder TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+export interface OpenOptions {
+  readonly path: string;
+  /** How long a write waits for another process's lock before failing. */
+  readonly busyTimeoutMs: number;
+  /** `normal` survives any process crash; `full` also survives power loss, at a cost per commit. */
+  readonly synchronous: 'normal' | 'full';
+  readonly migrations?: readonly Migration[];
+}
+
+/** Opens (creating file and parent directories on first use) and migrates a store database. */
+export function openDatabase({ path, busyTimeoutMs, synchronous, migrations = MIGRATIONS }: OpenOptions): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let database: DatabaseSync | undefined;
+  try {
+    database = new DatabaseSync(path, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
+    // WAL: readers never block the writer, and a commit is one append to the -wal file.
+    // A checkpoint of the WAL into the file (and its fsyncs) every 10,000 pages instead of 1,000;
+    // the WAL left on disk after one is cut back to 64 MiB.
+    database.exec(
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous.toUpperCase()}; PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;`,
+    );
+    migrate(database, path, migrations);
+    return database;
+  } catch (error) {
+    database?.close();
+    if (error instanceof StoreError) throw error;
+    throw describeSqliteFailure(error, { path, operation: 'opening the database' });
+  }
+}
+
+function migrate(database: DatabaseSync, path: string, migrations: readonly Migration[]): void {
+  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    const version = pragmaNumber(database, 'user_version');
+    const applicationId = pragmaNumber(database, 'application_id');
+    if (applicationId !== APPLICATION_ID) refuseForeign(database, path, applicationId);
+    if (version > latest) {
+      throw new StoreError({
+        code: 'store_future_schema',
+        path,
+        message: `sqlite store ${path}: schema version ${version} was written by a newer dualloop (this one knows up to ${latest}); upgrade dualloop to open it — the file was not changed`,
+      });
+    }
+    for (const migration of migrations) {
+      if (migration.version <= version) continue;
+      database.exec(migration.sql);
+      database.exec(`PRAGMA user_version = ${migration.version}`);
+    }
+    if (applicationId !== APPLICATION_ID) database.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+    database.exec('COMMIT');
+  } catch (error) {
+    if (database.isTransaction) database.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** A database without our application id may only be adopted when it is empty (a new file). */
+function refuseForeign(database: DatabaseSync, path: string, applicationId: number): void {
+  const tables = database.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+  if (applicationId === 0 && tables.length === 0) return;
+  const names = tables.slice(0, 5).map((table) => table.name).join(', ');
+  throw new StoreError({
+    code: 'store_not_dualloop',
+    path,
+    message: `sqlite store ${path}: not a dualloop database (application id ${applicationId}, tables: ${names || 'none'}); refusing to write to it`,
+  });
+}
+
+function pragmaNumber(database: DatabaseSync, name: string): number {
+  const row = database.prepare(`PRAGMA ${name}`).get() as Record<string, unknown> | undefined;
+  return Number(row?.[name] ?? 0);
+}

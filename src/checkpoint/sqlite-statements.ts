@@ -1,0 +1,62 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+/** Event types `audit()` reads bodies of; every other event is only counted. */
+export const AUDITED_EVENT_TYPES = ['policy_decision', 'plan_created', 'plan_revised'] as const;
+
+/**
+ * Every statement the SQLite store runs, prepared once when the store opens. Parameters are
+ * positional; `run` is the integer key of `runs.id`, looked up once per run id and cached.
+ */
+export function prepareStatements(database: DatabaseSync) {
+  const prepare = (sql: string): StatementSync => database.prepare(sql);
+  return {
+    begin: prepare('BEGIN IMMEDIATE'),
+    commit: prepare('COMMIT'),
+    rollback: prepare('ROLLBACK'),
+
+    insertRun: prepare('INSERT INTO runs (run_id, name, options_digest, tasks, tasks_total, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    runKey: prepare('SELECT id FROM runs WHERE run_id = ?'),
+    getRun: prepare('SELECT run_id, name, options_digest, tasks, created_at FROM runs WHERE run_id = ?'),
+    listRuns: prepare(`
+      SELECT r.run_id, r.name, r.created_at, r.tasks_total,
+             res.stop AS result_stop, res.tasks_done AS result_done,
+             (SELECT c.tasks_done FROM checkpoints c WHERE c.run = r.id ORDER BY c.sequence DESC LIMIT 1) AS checkpoint_done
+      FROM runs r LEFT JOIN results res ON res.run = r.id
+      ORDER BY r.created_at DESC, r.id DESC
+      LIMIT ?`),
+
+    // Slot 0 holds the latest turn checkpoint; a task checkpoint's slot is its sequence (ADR/0021).
+    saveCheckpoint: prepare(`
+      INSERT INTO checkpoints (run, slot, sequence, kind, version, saved_at, event_seq, tasks_done, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (run, slot) DO UPDATE SET sequence = excluded.sequence, kind = excluded.kind, version = excluded.version,
+        saved_at = excluded.saved_at, event_seq = excluded.event_seq, tasks_done = excluded.tasks_done, body = excluded.body`),
+    latestCheckpoint: prepare('SELECT sequence, body FROM checkpoints WHERE run = ? ORDER BY sequence DESC LIMIT 1'),
+
+    upsertToolResult: prepare(
+      'INSERT INTO tool_results (run, tool_call_id, body) VALUES (?, ?, ?) ON CONFLICT (run, tool_call_id) DO UPDATE SET body = excluded.body',
+    ),
+    getToolResult: prepare('SELECT body FROM tool_results WHERE run = ? AND tool_call_id = ?'),
+
+    insertEvent: prepare('INSERT INTO events (run, seq, type, at, body) VALUES (?, ?, ?, ?, ?)'),
+    lastEventSeq: prepare('SELECT coalesce(max(seq), 0) AS seq FROM events WHERE run = ?'),
+    eventExists: prepare('SELECT 1 AS found FROM events WHERE run = ? AND seq = ?'),
+    readEvents: prepare('SELECT body FROM events WHERE run = ? AND seq > ? ORDER BY seq'),
+    auditedEvents: prepare(`SELECT body FROM events WHERE run = ? AND type IN (${AUDITED_EVENT_TYPES.map(() => '?').join(', ')}) ORDER BY seq`),
+    countEvents: prepare('SELECT count(*) AS count FROM events WHERE run = ?'),
+
+    upsertResult: prepare(
+      'INSERT INTO results (run, stop, tasks_done, body) VALUES (?, ?, ?, ?) ON CONFLICT (run) DO UPDATE SET stop = excluded.stop, tasks_done = excluded.tasks_done, body = excluded.body',
+    ),
+    loadResult: prepare('SELECT body FROM results WHERE run = ?'),
+
+    // Compare-and-set in one statement: the row changes only when free, expired, or already ours.
+    acquireLease: prepare(`
+      INSERT INTO leases (run, holder, expires_at) VALUES (?1, ?2, ?3)
+      ON CONFLICT (run) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE leases.holder = excluded.holder OR leases.expires_at <= ?4`),
+    getLease: prepare('SELECT holder, expires_at FROM leases WHERE run = ?'),
+    releaseLease: prepare('DELETE FROM leases WHERE run = ? AND holder = ?'),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

@@ -1,0 +1,254 @@
+import { resolve } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { buildAudit, finishedTasks } from '../audit/build-audit.js';
+import type { KernelEvent } from '../contracts/events.js';
+import type { WorkflowResult } from '../contracts/results.js';
+import type { StopCondition } from '../contracts/stop.js';
+import type { CheckpointEnvelope, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
+import type { ToolResult } from '../contracts/tool.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+import { ConfigError, RunError } from '../errors.js';
+import { fromJson, toJson } from './json-codec.js';
+import { runExists, runNotFound } from './run-refusals.js';
+import { parseEnvelope } from './envelope.js';
+import { describeSqliteFailure } from './sqlite-failure.js';
+import { SqliteWriteBehind } from './sqlite-write-behind.js';
+import { openDatabase } from './sqlite-schema.js';
+import { AUDITED_EVENT_TYPES, prepareStatements } from './sqlite-statements.js';
+import { StoreError } from './store-error.js';
+import type { SynchronousStore } from './synchronous-store.js';
+
+export interface SqliteStoreOptions {
+  /** The database file; created with its parent directories on first use. `:memory:` for tests. */
+  readonly path: string;
+  /** How long a write waits for another process's lock before failing (default 5000 ms). */
+  readonly busyTimeoutMs?: number;
+  /**
+   * `normal` (default): every commit survives a crash of the process (SIGKILL included) but not
+   * of the machine. `full`: commits also survive power loss, at an fsync per commit (ADR/0022).
+   */
+  readonly synchronous?: 'normal' | 'full';
+}
+
+export interface SqliteStore extends SynchronousStore {
+  readonly kind: 'sqlite';
+  /** The absolute path of the database file. */
+  readonly path: string;
+  /** Closes the database; later calls fail with a StoreError. Idempotent. */
+  close(): void;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * The embedded durable store on `node:sqlite`: one file in WAL mode, a versioned schema
+ * (src/checkpoint/sqlite-schema.ts), prepared statements, and synchronous methods. Checkpoints,
+ * results, runs and leases are committed before the method returns; events and tool results ride
+ * with the next of those, or are committed when the macrotask ends or the next tool starts
+ * (ADR/0020), so nothing handed over before a checkpoint is lost to a SIGKILL. Rows are JSON;
+ * what comes back is a new object.
+ */
+export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const settings = validateOptions(options);
+  const path = settings.path === ':memory:' ? ':memory:' : resolve(settings.path);
+  const database: DatabaseSync = openDatabase({ path, busyTimeoutMs: settings.busyTimeoutMs, synchronous: settings.synchronous });
+  const statements = prepareStatements(database);
+  const keys = new Map<string, number>();
+
+  const guard = <T>(operation: string, runId: string | undefined, action: () => T): T => {
+    try {
+      return action();
+    } catch (error) {
+      if (error instanceof RunError || error instanceof StoreError) throw error;
+      if (!database.isOpen) throw new StoreError({ code: 'store_failed', path, message: `sqlite store ${path}: ${operation} after close()`, cause: error });
+      throw describeSqliteFailure(error, { path, operation, ...(runId === undefined ? {} : { runId }) });
+    }
+  };
+  const transaction = <T>(action: () => T): T => {
+    statements.begin.run();
+    try {
+      const value = action();
+      statements.commit.run();
+      return value;
+    } catch (error) {
+      if (database.isTransaction) statements.rollback.run();
+      throw error;
+    }
+  };
+  const queue = new SqliteWriteBehind(statements, transaction);
+  const findKey = (runId: string): number | undefined => {
+    const cached = keys.get(runId);
+    if (cached !== undefined) return cached;
+    const row = statements.runKey.get(runId) as Row | undefined;
+    if (row === undefined) return undefined;
+    const key = Number(row.id);
+    keys.set(runId, key);
+    return key;
+  };
+  const keyOf = (runId: string, operation: string): number => {
+    const key = findKey(runId);
+    if (key === undefined) throw runNotFound(runId, `sqlite store ${path}`, operation);
+    return key;
+  };
+  const parse = (runId: string, what: string, text: unknown): unknown => {
+    const parsed = fromJson(text);
+    if (parsed.ok) return parsed.value;
+    throw new StoreError({ code: 'store_corrupt', path, runId, message: `sqlite store ${path}: run ${runId}: the stored ${what} is not valid JSON (${parsed.message})` });
+  };
+
+  const loadCheckpoint = (runId: string): unknown =>
+    guard('loading the checkpoint', runId, () => {
+      const key = findKey(runId);
+      if (key === undefined) return undefined;
+      const row = statements.latestCheckpoint.get(key) as Row | undefined;
+      if (row === undefined) return undefined;
+      const parsed = fromJson(row.body);
+      if (parsed.ok) return parsed.value;
+      throw new RunError({
+        code: 'checkpoint_corrupt',
+        runId,
+        message: `run ${runId}: checkpoint #${String(row.sequence)} in ${path} is not valid JSON (${parsed.message}); the run was not restarted`,
+      });
+    });
+  const loadResult = (runId: string): WorkflowResult | undefined =>
+    guard('loading the result', runId, () => {
+      const key = findKey(runId);
+      const row = key === undefined ? undefined : (statements.loadResult.get(key) as Row | undefined);
+      return row === undefined ? undefined : (parse(runId, 'result', row.body) as WorkflowResult);
+    });
+  const getRun = (runId: string): RunRecord | undefined =>
+    guard('reading the run record', runId, () => {
+      const row = statements.getRun.get(runId) as Row | undefined;
+      if (row === undefined) return undefined;
+      return {
+        runId: String(row.run_id),
+        ...(row.name === null ? {} : { name: String(row.name) }),
+        optionsDigest: String(row.options_digest),
+        tasks: parse(runId, 'task list', row.tasks) as TaskSpec[],
+        createdAt: Number(row.created_at),
+      };
+    });
+
+  return {
+    kind: 'sqlite',
+    path,
+    createRun: (record) =>
+      guard('creating the run', record.runId, () => {
+        if (findKey(record.runId) !== undefined) throw runExists(record.runId, `sqlite store ${path}`);
+        const tasks = toJson(record.tasks, `run ${record.runId}: the task list`);
+        const inserted = queue.commitWith(() =>
+          statements.insertRun.run(record.runId, record.name ?? null, record.optionsDigest, tasks, record.tasks.length, record.createdAt),
+        );
+        keys.set(record.runId, Number(inserted.lastInsertRowid));
+      }),
+    getRun,
+    saveCheckpoint: (envelope: CheckpointEnvelope) =>
+      guard('saving a checkpoint', envelope.runId, () => {
+        const key = keyOf(envelope.runId, 'saveCheckpoint');
+        const body = toJson(envelope, `run ${envelope.runId}: checkpoint #${envelope.sequence}`);
+        const { version, kind, sequence, savedAt, eventSeq, progress } = envelope;
+        const slot = kind === 'turn' ? 0 : sequence;
+        queue.commitWith(() => statements.saveCheckpoint.run(key, slot, sequence, kind, version, savedAt, eventSeq, progress.results.length, body));
+      }),
+    loadCheckpoint,
+    recordToolResult: (runId, result: ToolResult) =>
+      guard('recording a tool result', runId, () => {
+        const body = toJson(result, `run ${runId}: the result of tool call ${result.toolCallId}`);
+        queue.recordToolResult(keyOf(runId, 'recordToolResult'), result.toolCallId, body);
+      }),
+    getToolResult: (runId, toolCallId) =>
+      guard('reading a tool result', runId, () => {
+        const key = findKey(runId);
+        if (key === undefined) return undefined;
+        const body = queue.queuedToolResult(key, toolCallId) ?? (statements.getToolResult.get(key, toolCallId) as Row | undefined)?.body;
+        return body === undefined ? undefined : (parse(runId, `result of tool call ${toolCallId}`, body) as ToolResult);
+      }),
+    appendEvent: (event: KernelEvent) =>
+      guard('appending an event', event.runId, () => {
+        queue.appendEvent(keyOf(event.runId, 'appendEvent'), event);
+      }),
+    readEvents: (runId, afterSeq = 0) =>
+      guard('reading events', runId, () => {
+        const key = findKey(runId);
+        if (key === undefined) return [];
+        queue.flush();
+        return (statements.readEvents.all(key, afterSeq) as Row[]).map((row) => parse(runId, 'event', row.body) as KernelEvent);
+      }),
+    saveResult: (result: WorkflowResult) =>
+      guard('saving the result', result.runId, () => {
+        const body = toJson(result, `run ${result.runId}: the result`);
+        const key = keyOf(result.runId, 'saveResult');
+        queue.commitWith(() => statements.upsertResult.run(key, toJson(result.stop, 'the stop condition'), finishedTasks(result), body));
+        queue.forget(key);
+      }),
+    loadResult,
+    listRuns: ({ limit = 20 } = {}) =>
+      guard('listing runs', undefined, () => (statements.listRuns.all(limit) as Row[]).map((row) => summarize(row, (text) => parse(String(row.run_id), 'stop condition', text)))),
+    acquireLease: (runId, holder, ttlMs, now): LeaseResult =>
+      guard('acquiring the lease', runId, () => {
+        const key = keyOf(runId, 'acquireLease');
+        return queue.commitWith((): LeaseResult => {
+          if (statements.acquireLease.run(key, holder, now + ttlMs, now).changes > 0) return { acquired: true };
+          const row = statements.getLease.get(key) as Row;
+          return { acquired: false, holder: String(row.holder), expiresAt: Number(row.expires_at) };
+        }, true);
+      }),
+    releaseLease: (runId, holder) =>
+      guard('releasing the lease', runId, () => {
+        const key = findKey(runId);
+        if (key !== undefined) queue.commitWith(() => statements.releaseLease.run(key, holder));
+      }),
+    audit: (runId) =>
+      guard('building the audit', runId, () => {
+        const record = getRun(runId);
+        if (record === undefined) return undefined;
+        const key = keyOf(runId, 'audit');
+        const result = loadResult(runId);
+        queue.flush();
+        const events = (statements.auditedEvents.all(key, ...AUDITED_EVENT_TYPES) as Row[]).map((row) => parse(runId, 'event', row.body) as KernelEvent);
+        const eventCount = Number((statements.countEvents.get(key) as Row).count);
+        return buildAudit({ record, result, progress: result === undefined ? checkpointProgress(runId, loadCheckpoint(runId)) : undefined, events, eventCount });
+      }),
+    close() {
+      if (!database.isOpen) return;
+      queue.cancelSchedule();
+      try {
+        guard('writing the last events', undefined, () => queue.flush());
+      } finally {
+        database.close();
+      }
+    },
+  };
+}
+
+/** An audit of a run without a result reads its latest checkpoint, validated like a resume would. */
+function checkpointProgress(runId: string, raw: unknown): CheckpointEnvelope['progress'] | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseEnvelope(raw, runId);
+  if (!parsed.ok) throw new RunError({ code: parsed.problem.code, runId, message: parsed.problem.message });
+  return parsed.envelope.progress;
+}
+
+function summarize(row: Row, parseStop: (text: unknown) => unknown): RunSummary {
+  const stop = row.result_stop === null ? undefined : (parseStop(row.result_stop) as StopCondition);
+  return {
+    runId: String(row.run_id),
+    ...(row.name === null ? {} : { name: String(row.name) }),
+    createdAt: Number(row.created_at),
+    ...(stop === undefined ? {} : { stop }),
+    tasksDone: Number(row.result_done ?? row.checkpoint_done ?? 0),
+    tasksTotal: Number(row.tasks_total),
+  };
+}
+
+function validateOptions(options: SqliteStoreOptions): Required<SqliteStoreOptions> {
+  const issues: { path: string; message: string }[] = [];
+  const value = (typeof options === 'object' && options !== null ? options : {}) as Partial<SqliteStoreOptions>;
+  if (typeof value.path !== 'string' || value.path.trim() === '') issues.push({ path: 'path', message: 'must be a non-empty file path (or ":memory:")' });
+  const busy = value.busyTimeoutMs ?? 5000;
+  if (typeof busy !== 'number' || !Number.isInteger(busy) || busy < 0) issues.push({ path: 'busyTimeoutMs', message: 'must be a non-negative integer (milliseconds)' });
+  const synchronous = value.synchronous ?? 'normal';
+  if (synchronous !== 'normal' && synchronous !== 'full') issues.push({ path: 'synchronous', message: 'must be "normal" or "full"' });
+  if (issues.length > 0) throw new ConfigError({ message: 'Invalid sqliteStore options', issues });
+  return { path: value.path as string, busyTimeoutMs: busy, synchronous };
+}

@@ -1,0 +1,143 @@
+import type { KernelEvent } from '../contracts/events.js';
+import { toJson } from './json-codec.js';
+import { eventOutOfOrder } from './run-refusals.js';
+import type { Statements } from './sqlite-statements.js';
+
+/**
+ * Events committed at once, each in its own commit: queue changes. No checkpoint holds them yet,
+ * and a resume replays them from the log, so a crash right after `steer()` must not lose one.
+ */
+export const IMMEDIATE_EVENT_TYPES: ReadonlySet<string> = new Set(['message_queued', 'queue_cleared']);
+
+type Pending =
+  | { readonly kind: 'event'; readonly key: number; readonly seq: number; readonly type: string; readonly at: number; readonly body: string }
+  | { readonly kind: 'tool'; readonly key: number; readonly toolCallId: string; readonly body: string };
+
+/**
+ * The SQLite store's write-behind queue (ADR/0020). Events and tool results are serialised and
+ * queued, then committed, in order and in one transaction, with the store's next durable write of
+ * any run (checkpoint, result, run creation, lease), and at the latest when the current macrotask
+ * ends (`setImmediate`). Two kinds of event commit the queue at once: queue changes (no checkpoint
+ * holds them yet) and the start of a tool execution while a tool result is queued (a tool that
+ * blocks the event loop must not keep an earlier tool's result uncommitted while it runs). So no
+ * event or tool result handed over before a checkpoint is lost to a SIGKILL, and a finished tool's
+ * result is on disk before any other tool starts or the process waits on anything.
+ * A failed commit keeps the queue: the next write retries it (and fails the same way while the
+ * cause lasts, so the kernel stops the run `error`).
+ */
+export class SqliteWriteBehind {
+  private pending: Pending[] = [];
+  /** How many tool results are queued. */
+  private toolResults = 0;
+  private scheduled: ReturnType<typeof setImmediate> | undefined;
+  /** The last seq appended per run key (read from the table on first use). */
+  private readonly lastSeq = new Map<number, number>();
+
+  constructor(
+    private readonly statements: Statements,
+    /** Runs `action` in one IMMEDIATE transaction, rolled back when it throws. */
+    private readonly transaction: <T>(action: () => T) => T,
+  ) {}
+
+  appendEvent(key: number, event: KernelEvent): void {
+    const last = this.lastSeq.get(key) ?? this.readLastSeq(key);
+    if (!(event.seq > last)) throw eventOutOfOrder(event.runId, event.seq, last);
+    const body = toJson(event, `run ${event.runId}: event ${event.seq}`);
+    this.pending.push({ kind: 'event', key, seq: event.seq, type: event.type, at: event.at, body });
+    this.lastSeq.set(key, event.seq);
+    if (IMMEDIATE_EVENT_TYPES.has(event.type) || (event.type === 'tool_execution_start' && this.toolResults > 0)) this.flush();
+    else this.schedule();
+  }
+
+  recordToolResult(key: number, toolCallId: string, body: string): void {
+    this.pending.push({ kind: 'tool', key, toolCallId, body });
+    this.toolResults += 1;
+    this.schedule();
+  }
+
+  /** A tool result still queued (the latest for the call), so that reads see every write. */
+  queuedToolResult(key: number, toolCallId: string): string | undefined {
+    if (this.toolResults === 0) return undefined;
+    for (let index = this.pending.length - 1; index >= 0; index -= 1) {
+      const item = this.pending[index]!;
+      if (item.kind === 'tool' && item.key === key && item.toolCallId === toolCallId) return item.body;
+    }
+    return undefined;
+  }
+
+  /**
+   * Commits the queue and then `action`'s writes in one transaction. With nothing queued,
+   * `action` runs as it is (a single statement commits on its own) unless `atomic`.
+   */
+  commitWith<T>(action: () => T, atomic = false): T {
+    if (this.pending.length === 0) return atomic ? this.transaction(action) : action();
+    const batch = this.pending;
+    let value: T;
+    try {
+      value = this.transaction(() => {
+        for (const item of batch) {
+          if (item.kind === 'event') this.statements.insertEvent.run(item.key, item.seq, item.type, item.at, item.body);
+          else this.statements.upsertToolResult.run(item.key, item.toolCallId, item.body);
+        }
+        return action();
+      });
+    } catch (error) {
+      try {
+        this.dropTaken(batch);
+      } catch {
+        // The file itself is failing: the first error is the one to report.
+      }
+      throw error;
+    }
+    // Only a committed batch leaves the queue (nothing is queued during the synchronous commit).
+    this.pending = [];
+    this.toolResults = 0;
+    return value;
+  }
+
+  /** Commits the queue now (before a read of the log, and on close). */
+  flush(): void {
+    if (this.pending.length > 0) this.commitWith(() => undefined);
+  }
+
+  /** A run ended: its last seq need not be kept (it is read again if the run is resumed). */
+  forget(key: number): void {
+    if (!this.pending.some((item) => item.key === key)) this.lastSeq.delete(key);
+  }
+
+  cancelSchedule(): void {
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+  }
+
+  private schedule(): void {
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      try {
+        this.flush();
+      } catch {
+        // Kept queued; the next write retries the batch and reports the failure to its caller.
+      }
+    });
+  }
+
+  /**
+   * After a failed commit: events whose seq another writer already took (a second process that
+   * got past the lease) can never be written, so they leave the queue instead of failing every
+   * later write of every run; their runs' last seqs are read again. The failure itself has been
+   * thrown to the caller, and the kernel stops that run `error`.
+   */
+  private dropTaken(batch: readonly Pending[]): void {
+    const taken = batch.filter((item) => item.kind === 'event' && this.statements.eventExists.get(item.key, item.seq) !== undefined);
+    if (taken.length === 0) return;
+    this.pending = batch.filter((item) => !taken.includes(item));
+    for (const item of taken) this.lastSeq.delete(item.key);
+  }
+
+  private readLastSeq(key: number): number {
+    const row = this.statements.lastEventSeq.get(key) as { seq: number } | undefined;
+    const last = Number(row?.seq ?? 0);
+    this.lastSeq.set(key, last);
+    return last;
+  }
+}

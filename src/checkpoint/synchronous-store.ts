@@ -1,0 +1,26 @@
+import type { AuditReport } from '../contracts/audit.js';
+import type { KernelEvent } from '../contracts/events.js';
+import type { WorkflowResult } from '../contracts/results.js';
+import type { CheckpointEnvelope, CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
+import type { ToolResult } from '../contracts/tool.js';
+
+/**
+ * A CheckpointStore whose every method answers synchronously, as the embedded stores (memory,
+ * SQLite) do: callers outside the kernel (a CLI, a test, an admin script) need no `await`.
+ */
+export interface SynchronousStore extends CheckpointStore {
+  createRun(record: RunRecord): void;
+  getRun(runId: string): RunRecord | undefined;
+  saveCheckpoint(envelope: CheckpointEnvelope): void;
+  loadCheckpoint(runId: string): unknown;
+  recordToolResult(runId: string, result: ToolResult): void;
+  getToolResult(runId: string, toolCallId: string): ToolResult | undefined;
+  appendEvent(event: KernelEvent): void;
+  readEvents(runId: string, afterSeq?: number): readonly KernelEvent[];
+  saveResult(result: WorkflowResult): void;
+  loadResult(runId: string): WorkflowResult | undefined;
+  listRuns(options?: { readonly limit?: number }): readonly RunSummary[];
+  acquireLease(runId: string, holder: string, ttlMs: number, now: number): LeaseResult;
+  releaseLease(runId: string, holder: string): void;
+  audit(runId: string): AuditReport | undefined;
+}

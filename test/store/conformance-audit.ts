@@ -1,0 +1,81 @@
+// Part of the conformance suite (test/store/conformance.ts): the audit report.
+import { describe, expect, it } from 'vitest';
+import type { CheckpointStore } from 'dualloop';
+import { envelope, event, policyEvent, runRecord, T0, taskResult, workflowResult } from './builders.js';
+
+export function describeAuditConformance(current: () => CheckpointStore): void {
+  describe('audit', () => {
+    it('reports a run without a result from its latest checkpoint, with the task it was in', async () => {
+      const store = current();
+      await store.createRun(runRecord('run-a', { name: 'nightly' }));
+      await store.appendEvent(event('run-a', 1));
+      await store.appendEvent(policyEvent('run-a', 2, 'allow', 'read-only tool'));
+      await store.appendEvent(policyEvent('run-a', 3, 'require_approval', 'deploys need a human'));
+      await store.saveCheckpoint(envelope('run-a', 2, 'turn', 1));
+      const report = await store.audit('run-a');
+      expect(report).toMatchObject({ runId: 'run-a', name: 'nightly', createdAt: T0, status: 'incomplete', events: 3 });
+      expect(report?.workflow.stop).toBeUndefined();
+      expect(report?.workflow.metrics).toEqual(envelope('run-a', 2, 'turn', 1).progress.metrics);
+      expect(report?.tasks.map((task) => [task.taskId, task.stop.reason])).toEqual([['task-1', 'planner_stopped']]);
+      expect(report?.active).toEqual({
+        taskId: 'task-2',
+        index: 1,
+        description: 'second',
+        counters: { turns: 1, toolCalls: 1, inputTokens: 10, outputTokens: 4, costUsd: 0.001, runtimeMs: 12 },
+        turns: [{ turn: 1, toolCalls: [{ id: 'call-1-1', name: 'lookup', isError: false }], usage: { inputTokens: 10, outputTokens: 4 }, runtimeMs: 12 }],
+      });
+      expect(report?.policyDecisions).toEqual([
+        { at: T0 + 2, seq: 2, subject: 'tool', taskId: 'task-1', toolCallId: 'call-2', toolName: 'deploy', decision: 'allow', reason: 'read-only tool' },
+        {
+          at: T0 + 3,
+          seq: 3,
+          subject: 'tool',
+          taskId: 'task-1',
+          toolCallId: 'call-3',
+          toolName: 'deploy',
+          decision: 'require_approval',
+          reason: 'deploys need a human',
+          approvalId: 'call-3',
+        },
+      ]);
+    });
+
+    it('reports a run that has neither checkpoint nor result as incomplete and empty', async () => {
+      const store = current();
+      await store.createRun(runRecord('run-a'));
+      const report = await store.audit('run-a');
+      expect(report).toMatchObject({ status: 'incomplete', tasks: [], policyDecisions: [], events: 0 });
+      expect(report?.active).toBeUndefined();
+    });
+
+    it('gives each task its stop, the counters at the stop and the bound that fired with its configured value', async () => {
+      const store = current();
+      await store.createRun(runRecord('run-a'));
+      const bound = { name: 'maxTurns', limit: 3, value: 3 };
+      const tasks = [taskResult(0), taskResult(1, 'max_turns', bound)];
+      const result = { ...workflowResult('run-a', 'max_turns', tasks), stop: { ...tasks[1]!.stop } };
+      await store.saveCheckpoint(envelope('run-a', 3, 'turn', 1));
+      await store.saveResult(result);
+      const report = await store.audit('run-a');
+      expect(report?.status).toBe('finished');
+      expect(report?.active).toBeUndefined();
+      expect(report?.workflow).toEqual({ stop: result.stop, metrics: result.metrics, bound });
+      expect(report?.tasks[1]).toMatchObject({
+        taskId: 'task-2',
+        stop: { reason: 'max_turns' },
+        bound,
+        counters: { turns: 2, toolCalls: 1, inputTokens: 22, outputTokens: 10, costUsd: 0.003, runtimeMs: 20 },
+      });
+      expect(report?.tasks[1]?.turns.map((turn) => turn.stop?.reason)).toEqual([undefined, 'max_turns']);
+    });
+
+    it('calls a run stopped for approval, cancellation or an error resumable', async () => {
+      const store = current();
+      for (const reason of ['awaiting_approval', 'context_canceled', 'error'] as const) {
+        await store.createRun(runRecord(`run-${reason}`));
+        await store.saveResult(workflowResult(`run-${reason}`, reason, [taskResult(0)]));
+        expect((await store.audit(`run-${reason}`))?.status).toBe('resumable');
+      }
+    });
+  });
+}

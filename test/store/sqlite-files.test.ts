@@ -1,0 +1,205 @@
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, RunError, sqliteStore, StoreError } from 'dualloop';
+import { APPLICATION_ID, openDatabase, SCHEMA_VERSION } from '../../src/checkpoint/sqlite-schema.js';
+import { envelope, event, runRecord, T0, toolResult, workflowResult } from './builders.js';
+import { useTempDir } from './temp-dir.js';
+
+const directory = useTempDir();
+
+function pragma(path: string, name: string): number {
+  const database = new DatabaseSync(path);
+  try {
+    return Number((database.prepare(`PRAGMA ${name}`).get() as Record<string, unknown>)[name]);
+  } finally {
+    database.close();
+  }
+}
+
+/** A store file holding one run with a bit of everything; closed. */
+function populatedFile(path: string, events = 3): void {
+  const store = sqliteStore({ path });
+  store.createRun(runRecord('run-a', { name: 'kept' }));
+  for (let seq = 1; seq <= events; seq += 1) store.appendEvent(event('run-a', seq));
+  store.recordToolResult('run-a', toolResult('call-1'));
+  store.saveCheckpoint(envelope('run-a', 1, 'task'));
+  store.saveCheckpoint(envelope('run-a', 2, 'turn'));
+  store.saveResult(workflowResult('run-a', 'awaiting_approval'));
+  store.acquireLease('run-a', 'holder-a', 30_000, T0);
+  store.close();
+}
+
+describe('sqliteStore files', () => {
+  it('creates the file and its parent directories on first use, and reports the absolute path', () => {
+    const path = join(directory(), 'deep', 'er', 'runs.db');
+    const store = sqliteStore({ path });
+    expect(existsSync(path)).toBe(true);
+    expect(isAbsolute(store.path)).toBe(true);
+    expect(store.kind).toBe('sqlite');
+    store.close();
+  });
+
+  it('keeps everything across a close and a reopen', () => {
+    const path = join(directory(), 'runs.db');
+    populatedFile(path);
+    const store = sqliteStore({ path });
+    expect(store.getRun('run-a')).toEqual(runRecord('run-a', { name: 'kept' }));
+    expect(store.readEvents('run-a')).toEqual([1, 2, 3].map((seq) => event('run-a', seq)));
+    expect(store.getToolResult('run-a', 'call-1')).toEqual(toolResult('call-1'));
+    expect(store.loadCheckpoint('run-a')).toEqual(envelope('run-a', 2, 'turn'));
+    expect(store.loadResult('run-a')).toEqual(workflowResult('run-a', 'awaiting_approval'));
+    expect(store.acquireLease('run-a', 'holder-b', 30_000, T0 + 1)).toMatchObject({ acquired: false, holder: 'holder-a' });
+    store.appendEvent(event('run-a', 4));
+    expect(() => store.appendEvent(event('run-a', 3))).toThrow(expect.objectContaining({ code: 'event_out_of_order' }));
+    store.close();
+  });
+
+  it('marks the file as a dualloop database of the current schema version', () => {
+    const path = join(directory(), 'runs.db');
+    sqliteStore({ path }).close();
+    expect(pragma(path, 'user_version')).toBe(SCHEMA_VERSION);
+    expect(pragma(path, 'application_id')).toBe(APPLICATION_ID);
+    expect(pragma(path, 'journal_mode')).toBeTypeOf('number');
+    const database = new DatabaseSync(path);
+    expect((database.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal');
+    database.close();
+  });
+
+  it('refuses, untouched, a database written by a newer schema', () => {
+    const path = join(directory(), 'runs.db');
+    sqliteStore({ path }).close();
+    const database = new DatabaseSync(path);
+    database.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    database.close();
+    const before = readFileSync(path);
+    const error = (() => {
+      try {
+        sqliteStore({ path });
+      } catch (thrown) {
+        return thrown;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ code: 'store_future_schema', path });
+    expect((error as Error).message).toContain(`schema version ${SCHEMA_VERSION + 1}`);
+    expect((error as Error).message).toContain('upgrade dualloop');
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('refuses a SQLite database of another application', () => {
+    const path = join(directory(), 'other.db');
+    const database = new DatabaseSync(path);
+    database.exec('CREATE TABLE users (id INTEGER PRIMARY KEY)');
+    database.close();
+    expect(() => sqliteStore({ path })).toThrow(expect.objectContaining({ code: 'store_not_dualloop', message: expect.stringContaining('users') }));
+    expect(pragma(path, 'user_version')).toBe(0);
+  });
+
+  it('refuses a file that is not a database, saying so', () => {
+    const path = join(directory(), 'notes.db');
+    writeFileSync(path, 'these are my notes, not a database; '.repeat(20));
+    expect(() => sqliteStore({ path })).toThrow(expect.objectContaining({ name: 'StoreError', code: 'store_corrupt', message: expect.stringMatching(/notes\.db.*truncated or corrupt/) }));
+  });
+
+  it('gives a clear error for a truncated database file and never a fresh run', () => {
+    const path = join(directory(), 'runs.db');
+    populatedFile(path, 400);
+    truncateSync(path, Math.floor(readFileSync(path).length / 2));
+    const error = (() => {
+      try {
+        const store = sqliteStore({ path });
+        store.getRun('run-a');
+        store.readEvents('run-a');
+        store.loadCheckpoint('run-a');
+      } catch (thrown) {
+        return thrown as StoreError;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error?.code).toBe('store_corrupt');
+    expect(error?.message).toContain(path);
+    expect(error?.message).toContain('truncated or corrupt');
+  });
+
+  it('names the run and the row when a stored row is not JSON', () => {
+    const path = join(directory(), 'runs.db');
+    populatedFile(path);
+    const database = new DatabaseSync(path);
+    database.exec(`UPDATE checkpoints SET body = '{"version": 1, "runId": "run-a", "progr' WHERE kind = 'turn'`);
+    database.exec(`UPDATE events SET body = 'not json' WHERE seq = 2`);
+    database.close();
+    const store = sqliteStore({ path });
+    expect(() => store.loadCheckpoint('run-a')).toThrow(RunError);
+    expect(() => store.loadCheckpoint('run-a')).toThrow(expect.objectContaining({ code: 'checkpoint_corrupt', runId: 'run-a', message: expect.stringMatching(/run run-a: checkpoint #2 .* not valid JSON/) }));
+    expect(() => store.readEvents('run-a')).toThrow(expect.objectContaining({ code: 'store_corrupt', runId: 'run-a', message: expect.stringContaining('event is not valid JSON') }));
+    store.close();
+  });
+
+  it('fails every call after close() with a StoreError, and closes twice quietly', () => {
+    const store = sqliteStore({ path: join(directory(), 'runs.db') });
+    store.close();
+    store.close();
+    expect(() => store.getRun('run-a')).toThrow(expect.objectContaining({ code: 'store_failed', message: expect.stringContaining('after close()') }));
+  });
+
+  it('lists every invalid option at once', () => {
+    const options = { path: '', busyTimeoutMs: -1, synchronous: 'sometimes' } as unknown as Parameters<typeof sqliteStore>[0];
+    const error = (() => {
+      try {
+        sqliteStore(options);
+      } catch (thrown) {
+        return thrown as ConfigError;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.issues.map((issue) => issue.path)).toEqual(['path', 'busyTimeoutMs', 'synchronous']);
+  });
+
+  it('shares runs and leases between two stores open on the same file', () => {
+    const path = join(directory(), 'runs.db');
+    const first = sqliteStore({ path });
+    const second = sqliteStore({ path, synchronous: 'full' });
+    first.createRun(runRecord('run-a'));
+    expect(second.getRun('run-a')).toEqual(runRecord('run-a'));
+    expect(() => second.createRun(runRecord('run-a'))).toThrow(expect.objectContaining({ code: 'run_exists' }));
+    expect(first.acquireLease('run-a', 'first', 30_000, T0)).toEqual({ acquired: true });
+    expect(second.acquireLease('run-a', 'second', 30_000, T0 + 5)).toEqual({ acquired: false, holder: 'first', expiresAt: T0 + 30_000 });
+    first.releaseLease('run-a', 'first');
+    expect(second.acquireLease('run-a', 'second', 30_000, T0 + 6)).toEqual({ acquired: true });
+    first.close();
+    second.close();
+  });
+});
+
+describe('sqlite schema migrations', () => {
+  const settings = { busyTimeoutMs: 1000, synchronous: 'normal' } as const;
+  const v1 = { version: 1, description: 'one table', sql: 'CREATE TABLE one (id INTEGER PRIMARY KEY);' };
+  const v2 = { version: 2, description: 'a second table', sql: 'CREATE TABLE two (id INTEGER PRIMARY KEY);' };
+
+  it('applies only the migrations a database has not seen, in order', () => {
+    const path = join(directory(), 'migrating.db');
+    openDatabase({ path, ...settings, migrations: [v1] }).close();
+    expect(pragma(path, 'user_version')).toBe(1);
+    const database = openDatabase({ path, ...settings, migrations: [v1, v2] });
+    const tables = (database.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    database.close();
+    expect(tables).toEqual(['one', 'two']);
+    expect(pragma(path, 'user_version')).toBe(2);
+  });
+
+  it('leaves the version unchanged when a migration fails', () => {
+    const path = join(directory(), 'migrating.db');
+    openDatabase({ path, ...settings, migrations: [v1] }).close();
+    const broken = { version: 2, description: 'broken', sql: 'CREATE TABLE two (id INTEGER PRIMARY KEY); CREATE TABLE one (x);' };
+    expect(() => openDatabase({ path, ...settings, migrations: [v1, broken] })).toThrow(StoreError);
+    expect(pragma(path, 'user_version')).toBe(1);
+    const database = new DatabaseSync(path);
+    expect(database.prepare("SELECT count(*) AS count FROM sqlite_schema WHERE name = 'two'").get()).toEqual({ count: 0 });
+    database.close();
+  });
+});
