@@ -85,7 +85,10 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
     clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
     ...(deps.inspect === undefined ? {} : { inspect: deps.inspect as never }),
   });
-  abortWith = (stop) => actor.send({ type: 'ABORT', stop });
+  // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
+  abortWith = (stop) => {
+    if (!ended) actor.send({ type: 'ABORT', stop });
+  };
   const releaseLease = keepLease(store, runId, plan.holder, clock, (detail) => abortWith({ reason: 'error', detail, at: clock.now() }));
 
   const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
@@ -149,13 +152,15 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
   // the next checkpoint loses no queued message (resume replays them, src/kernel/resume-plan.ts).
   const queue = (type: 'STEER' | 'FOLLOW_UP', content: string) => {
     if (typeof content !== 'string' || content === '') throw new TypeError(`${type === 'STEER' ? 'steer' : 'followUp'}: message must be a non-empty string`);
+    if (ended) return;
     const message = { id: nextQueueId++, content };
     actor.send({ type, message });
-    if (!ended) sink.emit({ type: 'message_queued', queue: type === 'STEER' ? 'steering' : 'followUp', ...message });
+    sink.emit({ type: 'message_queued', queue: type === 'STEER' ? 'steering' : 'followUp', ...message });
   };
   const clear = (name: QueueName) => {
+    if (ended) return;
     actor.send({ type: 'CLEAR_QUEUE', queue: name });
-    if (!ended) sink.emit({ type: 'queue_cleared', queue: name });
+    sink.emit({ type: 'queue_cleared', queue: name });
   };
 
   return {

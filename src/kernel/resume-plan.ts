@@ -7,7 +7,7 @@ import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { RunError } from '../errors.js';
 import type { RunRecord } from '../contracts/store.js';
 import type { KernelDeps } from './kernel-deps.js';
-import { heldError, LEASE_TTL_MS } from './run-lease.js';
+import { acquireRunLease, heldError } from './run-lease.js';
 import type { LaunchPlan } from './launch-run.js';
 
 
@@ -52,7 +52,7 @@ export async function loadResumePlan(
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
-  const lease = await store.acquireLease(runId, holder, LEASE_TTL_MS, deps.clock.now());
+  const lease = await acquireRunLease(store, runId, holder, deps.clock.now());
   if (!lease.acquired) throw heldError(runId, lease, deps.clock.now());
   try {
     return await readProgress(deps, runId, record, digest, options);

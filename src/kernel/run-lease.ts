@@ -12,6 +12,35 @@ export function createHolderId(): string {
   return `${hostname()}/pid-${process.pid}/${randomUUID().slice(0, 8)}`;
 }
 
+/**
+ * A lease whose holder was a process on this host that no longer exists (killed, crashed): it
+ * cannot renew, so waiting for its expiry only delays the resume. Holders on other hosts, or live
+ * processes, are never second-guessed.
+ */
+export function holderIsDeadHere(holder: string): boolean {
+  const match = /^(.*)\/pid-(\d+)\/[^/]+$/.exec(holder);
+  if (match === null || match[1] !== hostname()) return false;
+  const pid = Number(match[2]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Takes the run's lease, taking over at once from a holder that died on this host. The takeover
+ * asks the store as of just after the dead lease's expiry, which the store's own compare-and-set
+ * then grants to exactly one contender.
+ */
+export async function acquireRunLease(store: CheckpointStore, runId: string, holder: string, now: number): Promise<LeaseResult> {
+  const first = await store.acquireLease(runId, holder, LEASE_TTL_MS, now);
+  if (first.acquired || !holderIsDeadHere(first.holder)) return first;
+  return store.acquireLease(runId, holder, LEASE_TTL_MS, Math.max(now, first.expiresAt + 1));
+}
+
 export function heldError(runId: string, refused: Extract<LeaseResult, { acquired: false }>, now: number): RunError {
   const seconds = Math.max(0, Math.ceil((refused.expiresAt - now) / 1000));
   return new RunError({

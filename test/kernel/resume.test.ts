@@ -100,3 +100,43 @@ describe('resume in process', () => {
     await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof a.resume>>>).value.result;
   });
 });
+
+describe('leases of dead holders', () => {
+  async function deadPid(): Promise<number> {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => child.on('exit', resolve));
+    return child.pid!;
+  }
+
+  it('takes over at once from a holder process that died on this host, but not from a live one', async () => {
+    const { hostname } = await import('node:os');
+    const store = memoryStore();
+    const first = createKernel({ model: scriptedModel([{ text: 'slow', delayMs: 60_000 }, { text: 'done' }]), store });
+    const run = first.start(['one'], { runId: 'orphaned' });
+    await waitForEvent(run, (event) => event.type === 'message_start');
+    run.abort();
+    await run.result;
+
+    // A live process on this host (our parent) holds the lease: refused.
+    store.acquireLease('orphaned', `${hostname()}/pid-${process.ppid}/live`, 30_000, Date.now());
+    const kernel = createKernel({ model: scriptedModel([{ text: 'done' }]), store });
+    await expect(kernel.resume('orphaned')).rejects.toMatchObject({ code: 'run_held' });
+
+    // Its lease expires; a process that has exited takes it: taken over without waiting.
+    store.acquireLease('orphaned', `${hostname()}/pid-${await deadPid()}/dead`, 30_000, Date.now() + 60_000);
+    const resumed = await (await kernel.resume('orphaned')).result;
+    expect(resumed.stop.reason).toBe('goal_achieved');
+  });
+
+  it('ignores abort, steer and follow-up after the run ended', async () => {
+    const run = createKernel({ model: scriptedModel([{ text: 'x' }]) }).start(['a']);
+    await run.result;
+    expect(() => {
+      run.abort();
+      run.steer('late');
+      run.followUp('late');
+      run.clearAllQueues();
+    }).not.toThrow();
+  });
+});
