@@ -18,7 +18,7 @@ export interface AuditSources {
   /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
   readonly progress: WorkflowProgress | undefined;
   /**
-   * The run's events; only `policy_decision` and plan events are read, so a store may pass just
+   * The run's events; only `policy_decision`, plan and `strategy_selected` events are read, so a store may pass just
    * those and give the size of the whole log as `eventCount`.
    */
   readonly events: readonly KernelEvent[];
@@ -30,6 +30,7 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
   const tasks = (result?.tasks ?? progress?.results ?? []).map(auditTask);
   const policyDecisions: AuditPolicyDecision[] = [];
   const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
+  let strategy: AuditReport['strategy'];
   for (const event of events) {
     if (event.type === 'policy_decision') {
       policyDecisions.push({
@@ -46,6 +47,7 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
     }
     const planned = planOf(event);
     if (planned !== undefined) plans.push(planned);
+    if (event.type === 'strategy_selected') strategy = { name: event.strategy, reason: event.reason, by: event.by, at: event.at };
   }
   const stop = result?.stop;
   const active = result === undefined && progress?.active !== undefined ? auditActive(progress.active) : undefined;
@@ -64,6 +66,7 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
     ...(active === undefined ? {} : { active }),
     policyDecisions,
     plans,
+    ...(strategy === undefined ? {} : { strategy }),
     events: eventCount ?? events.length,
   };
 }

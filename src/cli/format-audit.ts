@@ -18,7 +18,13 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
         `${formatCount(metrics.inputTokens)} in + ${formatCount(metrics.outputTokens)} out tokens · ${formatUsd(metrics.costUsd)} · ${formatDuration(metrics.runtimeMs)}`,
     ),
   );
-  report.tasks.forEach((task, index) => lines.push(...taskLines(task, index === report.tasks.length - 1, colors)));
+  if (report.strategy !== undefined) lines.push(colors.dim(`  strategy ${report.strategy.name} (chosen by ${report.strategy.by}: ${report.strategy.reason})`));
+  const active = report.active;
+  report.tasks.forEach((task, index) => lines.push(...taskLines(task, index === report.tasks.length - 1 && active === undefined, colors)));
+  if (active !== undefined) {
+    // The task a crashed or running run was in, as of its latest checkpoint: it resumes from here.
+    lines.push(...taskLines({ ...active, stop: { reason: 'context_canceled', detail: '', at: 0 } }, true, colors, 'in progress at the last checkpoint (resumable)'));
+  }
   if (report.policyDecisions.length > 0) {
     lines.push('policy decisions');
     for (const decision of report.policyDecisions) {
@@ -35,12 +41,13 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
   return lines.join('\n');
 }
 
-function taskLines(task: AuditTask, last: boolean, colors: Colors): string[] {
+function taskLines(task: AuditTask, last: boolean, colors: Colors, inProgress?: string): string[] {
   const branch = last ? '└─' : '├─';
   const rail = last ? '   ' : '│  ';
   const counters = task.counters;
+  const state = inProgress === undefined ? `${stopMark(task.stop.reason)} task ${task.index + 1} ${colors.bold(task.taskId)}  ${stopText(task.stop, colors)}${boundText(task.bound)}` : `… task ${task.index + 1} ${colors.bold(task.taskId)}  ${colors.dim(inProgress)}`;
   const lines = [
-    `${branch} ${stopMark(task.stop.reason)} task ${task.index + 1} ${colors.bold(task.taskId)}  ${stopText(task.stop, colors)}${boundText(task.bound)}`,
+    `${branch} ${state}`,
     `${rail}  ${colors.dim(`"${task.description}"`)}`,
     `${rail}  ${colors.dim(`${plural(counters.turns, 'turn')} · ${plural(counters.toolCalls, 'tool call')} · ${formatCount(counters.inputTokens + counters.outputTokens)} tokens · ${formatUsd(counters.costUsd)} · ${formatDuration(counters.runtimeMs)}`)}`,
   ];

@@ -68,6 +68,8 @@ export interface AuditReport {
   /** Set when the run has no result and its latest checkpoint was taken inside a task. */
   readonly active?: AuditActiveTask;
   readonly policyDecisions: readonly AuditPolicyDecision[];
+  /** The strategy `auto` chose, and why (absent when the strategy was given). */
+  readonly strategy?: { readonly name: string; readonly reason: string; readonly by: 'rules' | 'classifier'; readonly at: number };
   /** Plans created or revised by the plan strategies, in order (empty for `react`). */
   readonly plans: readonly { readonly at: number; readonly kind: 'created' | 'revised'; readonly steps: readonly string[]; readonly reason?: string }[];
   readonly events: number;

@@ -21,6 +21,18 @@ describe('auto', () => {
     // The choice comes before the first task, and is kept with the run's events.
     expect(events.findIndex((event) => event.type === 'strategy_selected')).toBeLessThan(events.findIndex((event) => event.type === 'task_start'));
     expect((await store.readEvents('auto-react')).filter((event) => event.type === 'strategy_selected')).toHaveLength(1);
+    expect((await store.audit('auto-react'))?.strategy).toMatchObject({ name: 'react', by: 'rules', reason: selected!.reason });
+  });
+
+  it('puts the choice in the audit of the SQLite store too', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { sqliteStore } = await import('dualloop');
+    const store = sqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'dualloop-auto-')), 'runs.db') });
+    await createKernel({ model: scriptedModel([{ text: 'done' }]), store, strategy: 'auto' }).start(['one'], { runId: 'auto-sqlite' }).result;
+    expect((await store.audit('auto-sqlite'))?.strategy).toMatchObject({ name: 'react', by: 'rules' });
+    store.close();
   });
 
   it('picks hybrid for a long goal', async () => {
