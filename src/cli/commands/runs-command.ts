@@ -35,7 +35,8 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       run.name ?? '',
       formatTimestamp(run.createdAt),
       run.stop?.reason ?? 'running or interrupted',
-      `${run.tasksDone}/${run.tasksTotal}`,
+      // Plan strategies run plan steps, not the tasks the run was started with: no total to show.
+      run.tasksDone > run.tasksTotal ? `${run.tasksDone}` : `${run.tasksDone}/${run.tasksTotal}`,
     ]);
     const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS'];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
