@@ -1,0 +1,108 @@
+/**
+ * The two measurement protocols, run inside a child process that holds one system.
+ *
+ * sequential: `runs` runs one after another, the model answering at once; µs per turn =
+ *   elapsed ÷ (runs × TURNS). A time cap may lower `runs` for slow systems (reported).
+ * concurrent: `inFlight` runs started together, the model waiting `delayMs` per call; every run
+ *   also waits inside its 5th call until all of them are there, then the child takes a full GC
+ *   and reads the live heap: (heap − heap before the runs started) ÷ inFlight. The pause for that
+ *   measurement is left out of the wall time.
+ * Each protocol: a warm-up, then repetitions with a full GC before each.
+ */
+import { createBarrier, delayedPacer, immediatePacer, TURNS } from './workload.mjs';
+
+function fullGc() {
+  if (typeof globalThis.gc !== 'function') throw new Error('run the child with --expose-gc');
+  globalThis.gc();
+  globalThis.gc();
+}
+
+function liveHeap() {
+  fullGc();
+  return process.memoryUsage().heapUsed;
+}
+
+async function runSequential(system, runs) {
+  const started = performance.now();
+  for (let index = 0; index < runs; index += 1) await system.runOnce();
+  return performance.now() - started;
+}
+
+/** Process CPU time (all threads, GC helpers included) in µs since `since`. */
+function cpuMicroseconds(since) {
+  const used = process.cpuUsage(since);
+  return used.user + used.system;
+}
+
+/** At least `runs` runs and at least `minMs` of them, so the JIT has settled; returns ms per run. */
+async function warmUp(system, runs, minMs) {
+  const started = performance.now();
+  let done = 0;
+  while (done < runs || performance.now() - started < minMs) {
+    await system.runOnce();
+    done += 1;
+  }
+  return (performance.now() - started) / done;
+}
+
+/** Sequential µs per turn. */
+export async function measureSequential(system, env, { runs, reps, warmupRuns, warmupMs, repBudgetMs }) {
+  env.pacer = immediatePacer;
+  await warmUp(system, warmupRuns, warmupMs);
+  // A system whose repetition would exceed the budget runs fewer runs; the rate stays comparable.
+  const estimatedRunMs = await warmUp(system, 10, 0);
+  const runsPerRep = estimatedRunMs * runs <= repBudgetMs ? runs : Math.max(20, Math.floor(repBudgetMs / estimatedRunMs));
+  const samples = [];
+  const cpuSamples = [];
+  for (let rep = 0; rep < reps; rep += 1) {
+    fullGc();
+    const cpuBefore = process.cpuUsage();
+    const elapsed = await runSequential(system, runsPerRep);
+    cpuSamples.push(cpuMicroseconds(cpuBefore) / (runsPerRep * TURNS));
+    samples.push((elapsed * 1000) / (runsPerRep * TURNS));
+  }
+  // CPU time moves less than wall time when other work shares the cores.
+  return { usPerTurn: samples, cpuUsPerTurn: cpuSamples, runsPerRep };
+}
+
+async function concurrentPass(system, env, inFlight, delayMs, withHeap) {
+  const before = withHeap ? liveHeap() : 0;
+  let pausedMs = 0;
+  let heapPerRun;
+  const barrier = createBarrier(inFlight, () => {
+    const pausedAt = performance.now();
+    if (withHeap) heapPerRun = (liveHeap() - before) / inFlight;
+    pausedMs += performance.now() - pausedAt;
+  });
+  env.pacer = delayedPacer(delayMs, barrier);
+  const started = performance.now();
+  const runs = [];
+  for (let index = 0; index < inFlight; index += 1) runs.push(system.runOnce());
+  await Promise.all(runs);
+  const wallMs = performance.now() - started - pausedMs;
+  if (barrier.arrived !== inFlight) throw new Error(`only ${barrier.arrived} of ${inFlight} runs reached the 5th model call`);
+  return { wallMs, heapPerRun };
+}
+
+/**
+ * Concurrent wall time and live heap per paused run. A system whose repetition is predicted (from
+ * the warm-up pass) to take longer than `slowRepMs` runs `minReps` repetitions instead of `reps`:
+ * the slowest peers need over a minute per repetition on two cores (ADR 0063).
+ */
+export async function measureConcurrent(system, env, { inFlight, reps, minReps, slowRepMs, delayMs, warmupRuns, warmupMs }) {
+  env.pacer = immediatePacer;
+  await warmUp(system, warmupRuns, warmupMs);
+  const warmupInFlight = Math.min(inFlight, 500);
+  const warmup = await concurrentPass(system, env, warmupInFlight, delayMs, false);
+  const predictedRepMs = warmup.wallMs * (inFlight / warmupInFlight);
+  const repCount = predictedRepMs > slowRepMs ? minReps : reps;
+  const wallMs = [];
+  const heapBytesPerRun = [];
+  for (let rep = 0; rep < repCount; rep += 1) {
+    fullGc();
+    const pass = await concurrentPass(system, env, inFlight, delayMs, true);
+    wallMs.push(pass.wallMs);
+    heapBytesPerRun.push(pass.heapPerRun);
+  }
+  return { wallMs, heapBytesPerRun, idealMs: delayMs * TURNS, inFlight, reps: repCount };
+}

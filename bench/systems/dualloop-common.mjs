@@ -1,0 +1,57 @@
+/**
+ * dualloop as users run it: `createKernel` once, `kernel.start()` per run, every event consumed
+ * with `for await`, default bounds (turn and tool-call bounds set to 15), loop detection on, a
+ * checkpoint after every turn in the given store. Loaded from the root build (`dist/`), with the
+ * root's zod so tool schemas come from the same zod as the kernel's.
+ */
+import { pathToFileURL } from 'node:url';
+import { TURNS, add, ADD_DESCRIPTION, expectFinal, scriptStep } from '../lib/workload.mjs';
+
+/** The dualloop checkout to measure: this repository, or `DUALLOOP_ROOT` (e.g. a patched copy). */
+export const dualloopRoot = process.env.DUALLOOP_ROOT === undefined ? new URL('../../', import.meta.url) : pathToFileURL(`${process.env.DUALLOOP_ROOT.replace(/\/$/, '')}/`);
+const dist = new URL('dist/src/', dualloopRoot);
+const rootZod = new URL('node_modules/zod/index.js', dualloopRoot);
+
+export async function loadDualloop() {
+  return import(new URL('index.js', dist).href);
+}
+
+export function distFile(path) {
+  return new URL(path, dist);
+}
+
+export async function createDualloopSystem(env, store, label) {
+  const { createKernel, defineTool } = await loadDualloop();
+  const { z } = await import(rootZod.href);
+  const tool = defineTool({
+    name: 'add',
+    description: ADD_DESCRIPTION,
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    execute: (args) => add(args),
+  });
+  const model = {
+    provider: 'bench',
+    modelId: 'scripted',
+    async call({ messages }) {
+      const index = messages.reduce((count, message) => (message.role === 'tool' ? count + 1 : count), 0);
+      if (env.pacer.wait !== undefined) await env.pacer.wait(index);
+      const step = scriptStep(index);
+      const usage = { inputTokens: 10, outputTokens: 5 };
+      return step.kind === 'tool'
+        ? { type: 'response', text: '', toolCalls: [{ id: step.id, name: 'add', args: step.args }], usage, costUsd: 0, finishReason: 'tool_calls' }
+        : { type: 'response', text: step.text, toolCalls: [], usage, costUsd: 0, finishReason: 'stop' };
+    },
+  };
+  const kernel = createKernel({ model, tools: [tool], store, bounds: { inner: { maxTurns: TURNS + 5, maxToolCalls: TURNS + 5 } } });
+
+  return {
+    async runOnce() {
+      const run = kernel.start(['sum']);
+      let events = 0;
+      for await (const _event of run) events += 1;
+      const result = await run.result;
+      if (events === 0) throw new Error(`${label}: no events consumed`);
+      expectFinal(result.tasks[0]?.output, label);
+    },
+  };
+}

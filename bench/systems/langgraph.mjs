@@ -1,0 +1,57 @@
+/**
+ * LangGraph.js: the prebuilt ReAct agent (`createReactAgent`) with a fake tool-calling chat model
+ * (a `BaseChatModel` whose `bindTools` keeps the script), the tool defined with `tool()` and a zod
+ * schema, and a recursion limit that allows 15 turns.
+ */
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { createReactAgent } from '@langchain/langgraph/prebuilt';
+import { z } from 'zod';
+import { add, ADD_DESCRIPTION, expectFinal, scriptStep, TURNS } from '../lib/workload.mjs';
+
+export const meta = { label: 'LangGraph.js (createReactAgent)', packages: ['@langchain/langgraph', '@langchain/core'] };
+
+class ScriptedToolCallingChatModel extends BaseChatModel {
+  constructor(env) {
+    super({});
+    this.env = env;
+  }
+
+  _llmType() {
+    return 'scripted';
+  }
+
+  bindTools() {
+    return this;
+  }
+
+  async _generate(messages) {
+    const index = messages.reduce((count, message) => (ToolMessage.isInstance(message) ? count + 1 : count), 0);
+    if (this.env.pacer.wait !== undefined) await this.env.pacer.wait(index);
+    const step = scriptStep(index);
+    const message =
+      step.kind === 'tool'
+        ? new AIMessage({ content: '', tool_calls: [{ id: step.id, name: 'add', args: step.args, type: 'tool_call' }] })
+        : new AIMessage({ content: step.text });
+    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
+  }
+}
+
+export async function createSystem(env) {
+  const addTool = tool(async (args) => String(add(args)), {
+    name: 'add',
+    description: ADD_DESCRIPTION,
+    schema: z.object({ a: z.number(), b: z.number() }),
+  });
+  const agent = createReactAgent({ llm: new ScriptedToolCallingChatModel(env), tools: [addTool] });
+  const config = { recursionLimit: 2 * (TURNS + 5) + 1 };
+
+  return {
+    async runOnce() {
+      const state = await agent.invoke({ messages: [new HumanMessage('sum')] }, config);
+      const last = state.messages[state.messages.length - 1];
+      expectFinal(last.content, 'langgraph');
+    },
+  };
+}
