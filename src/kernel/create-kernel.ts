@@ -13,7 +13,7 @@ import { resolveOptions, type KernelOptions } from './options.js';
 import { optionsDigest } from './options-digest.js';
 import { provideMachines } from './provide-machines.js';
 import { loadResumePlan } from './resume-plan.js';
-import { createHolderId, heldError, LEASE_TTL_MS } from './run-lease.js';
+import { createHolderId, createLeaseKeeper, heldError, LEASE_TTL_MS } from './run-lease.js';
 import type { RunRegistry } from './run-runtime.js';
 import { normalizeTasks, type TaskInput } from './tasks.js';
 import type { WorkflowRun } from './workflow-run.js';
@@ -77,9 +77,9 @@ export function createKernel(options: KernelOptions): Kernel {
 export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDeps) => TaskStrategy): Kernel & { readonly deps: KernelDeps } {
   const deps = deriveDeps(resolveOptions(options));
   const registry: RunRegistry = new Map();
-  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)) };
-  const digest = optionsDigest(options);
   const holder = createHolderId();
+  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)), leases: createLeaseKeeper(deps.store, holder, deps.clock) };
+  const digest = optionsDigest(options);
 
   return {
     deps,

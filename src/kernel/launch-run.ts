@@ -12,7 +12,7 @@ import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
-import { keepLease } from './run-lease.js';
+import type { LeaseKeeper } from './run-lease.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import type { WorkflowRun } from './workflow-run.js';
 
@@ -28,7 +28,7 @@ export interface LaunchPlan {
   readonly signal: AbortSignal | undefined;
   /** Reported as `warning` events right after `workflow_start`. */
   readonly warnings?: readonly string[];
-  /** The lease holder this process acquired the run's lease as; renewed while the run runs. */
+  /** The lease holder this process acquired the run's lease as (the kernel's); renewed while the run runs. */
   readonly holder: string;
   /** An asynchronous store's run record and lease: the actor starts once it resolves. */
   readonly ready?: Promise<void>;
@@ -38,10 +38,11 @@ export interface KernelInternals {
   readonly deps: KernelDeps;
   readonly registry: RunRegistry;
   readonly machine: ProvidedWorkflowMachine;
+  readonly leases: LeaseKeeper;
 }
 
 /** Starts the workflow actor for a plan and wires its events, result, queues and abort. */
-export function launchRun({ deps, registry, machine }: KernelInternals, plan: LaunchPlan): WorkflowRun {
+export function launchRun({ deps, registry, machine, leases }: KernelInternals, plan: LaunchPlan): WorkflowRun {
   const { runId } = plan;
   const { clock, store } = deps;
   const stream = new EventStream();
@@ -89,7 +90,7 @@ export function launchRun({ deps, registry, machine }: KernelInternals, plan: La
   abortWith = (stop) => {
     if (!ended) actor.send({ type: 'ABORT', stop });
   };
-  const releaseLease = keepLease(store, runId, plan.holder, clock, (detail) => abortWith({ reason: 'error', detail, at: clock.now() }));
+  const releaseLease = leases.keep(runId, (detail) => abortWith({ reason: 'error', detail, at: clock.now() }));
 
   const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });

@@ -50,13 +50,21 @@ export function heldError(runId: string, refused: Extract<LeaseResult, { acquire
   });
 }
 
+export interface LeaseKeeper {
+  /** Renews the run's lease until the returned function releases it; `onLost` stops the run. */
+  keep(runId: string, onLost: (detail: string) => void): () => Promise<void>;
+}
+
 /**
- * Keeps a run's lease alive while it runs, so that a second process cannot resume it at the same
- * time, and a dead holder blocks nobody for longer than the TTL. Renewal uses a real timer
- * (unref'd: it never keeps the process alive); a lost lease stops the run `error`.
+ * Keeps the leases of a kernel's running runs alive, so that a second process cannot resume one
+ * at the same time, and a dead holder blocks nobody for longer than the TTL. One timer per kernel
+ * (not per run) renews them all every third of the TTL; it is unref'd, so it never keeps the
+ * process alive, and stops when no run is left. A lost lease stops its run `error`.
  */
-export function keepLease(store: CheckpointStore, runId: string, holder: string, clock: Clock, onLost: (detail: string) => void): () => Promise<void> {
-  const renew = async () => {
+export function createLeaseKeeper(store: CheckpointStore, holder: string, clock: Clock): LeaseKeeper {
+  const running = new Map<string, (detail: string) => void>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const renew = async (runId: string, onLost: (detail: string) => void) => {
     try {
       const renewed = await store.acquireLease(runId, holder, LEASE_TTL_MS, clock.now());
       if (!renewed.acquired) onLost(`lease lost: run ${runId} is now held by ${renewed.holder}`);
@@ -64,10 +72,23 @@ export function keepLease(store: CheckpointStore, runId: string, holder: string,
       onLost(`lease renewal failed: ${describeError(error)}`);
     }
   };
-  const timer = setInterval(() => void renew(), LEASE_TTL_MS / 3);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await store.releaseLease(runId, holder);
+  return {
+    keep(runId, onLost) {
+      running.set(runId, onLost);
+      if (timer === undefined) {
+        timer = setInterval(() => {
+          for (const [id, lost] of running) void renew(id, lost);
+        }, LEASE_TTL_MS / 3);
+        timer.unref();
+      }
+      return async () => {
+        running.delete(runId);
+        if (running.size === 0 && timer !== undefined) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+        await store.releaseLease(runId, holder);
+      };
+    },
   };
 }

@@ -15,9 +15,12 @@ export const TaskInputSchema = z.union([
 ]);
 export type TaskInput = z.input<typeof TaskInputSchema>;
 
+// Built once: a zod schema costs more to build than to run, and every start() validates its tasks.
+const TaskListSchema = z.array(TaskInputSchema).min(1, 'must hold at least one task');
+
 /** Validates tasks and gives each an id (`task-1`, …) and its resolved inner bounds. */
 export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: Bounds): TaskSpec[] {
-  const parsed = z.array(TaskInputSchema).min(1, 'must hold at least one task').safeParse(tasks);
+  const parsed = TaskListSchema.safeParse(tasks);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid tasks', issues: zodIssues(parsed.error, 'tasks') });
   const specs = parsed.data.map((task, index): TaskSpec => {
     if (typeof task === 'string') return { id: `task-${index + 1}`, index, description: task, bounds: bounds.inner };
