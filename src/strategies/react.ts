@@ -1,5 +1,5 @@
 import type { Message } from '../contracts/messages.js';
-import type { TaskSpec } from '../contracts/turn-protocol.js';
+import type { TaskSpec, TurnProgress } from '../contracts/turn-protocol.js';
 import type { ActiveTask } from '../contracts/workflow-protocol.js';
 import type { TaskStrategy } from './strategy.js';
 
@@ -15,23 +15,20 @@ export function freshActiveTask(task: TaskSpec, system: string | undefined, cont
           { role: 'system', content: system },
           { role: 'user', content, source: 'task' },
         ];
+  return { task, point: { progress: freshProgress(messages), queues: { steering: [], followUp: [] }, delivered: [], modelCallIndex: 0 } };
+}
+
+/** A task that has not run a turn yet, starting from `messages`. */
+export function freshProgress(messages: readonly Message[]): TurnProgress {
   return {
-    task,
-    point: {
-      progress: {
-        messages,
-        turns: [],
-        toolCalls: 0,
-        usage: { inputTokens: 0, outputTokens: 0 },
-        costUsd: 0,
-        elapsedMs: 0,
-        repeat: { key: '', count: 0 },
-        followUpDue: false,
-      },
-      queues: { steering: [], followUp: [] },
-      delivered: [],
-      modelCallIndex: 0,
-    },
+    messages,
+    turns: [],
+    toolCalls: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    costUsd: 0,
+    elapsedMs: 0,
+    repeat: { key: '', count: 0 },
+    followUpDue: false,
   };
 }
 

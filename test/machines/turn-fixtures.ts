@@ -1,5 +1,6 @@
 import type { ModelResult, StopCondition, StopReason, TaskResult, ToolResult } from 'dualloop';
 import type { TurnInput, TurnOutput } from '../../src/contracts/turn-protocol.js';
+import { freshProgress } from '../../src/strategies/react.js';
 
 export const BOUNDS = { maxTurns: 3, maxToolCalls: 3, maxRuntimeMs: 1_000 };
 
@@ -9,16 +10,7 @@ export function turnInput(wrapUpOnBound = true): TurnInput {
     task: { id: 'task', index: 0, description: 'do it', bounds: BOUNDS },
     settings: { wrapUpOnBound, steeringMode: 'one-at-a-time', followUpMode: 'one-at-a-time' },
     budget: { tokensBefore: 0, costBefore: 0 },
-    progress: {
-      messages: [{ role: 'user', content: 'do it' }],
-      turns: [],
-      toolCalls: 0,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      costUsd: 0,
-      elapsedMs: 0,
-      repeat: { key: '', count: 0 },
-      followUpDue: false,
-    },
+    progress: freshProgress([{ role: 'user', content: 'do it' }]),
     queues: { steering: [], followUp: [] },
     modelCallIndex: 0,
     startedAt: 0,
