@@ -8,4 +8,4 @@ import { MANIFEST_SCHEMA_FILE, manifestJsonSchemaText } from './manifest-json-sc
 
 const target = fileURLToPath(new URL(`../../../${MANIFEST_SCHEMA_FILE}`, import.meta.url));
 await writeFile(target, manifestJsonSchemaText());
-console.log(`wrote ${MANIFEST_SCHEMA_FILE}`);
+process.stdout.write(`wrote ${MANIFEST_SCHEMA_FILE}\n`);
