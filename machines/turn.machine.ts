@@ -10,6 +10,7 @@
  * All of them are supplied by the composition root (src/kernel/provide-machines.ts).
  * The task deadline is a delayed transition on the whole machine.
  */
+import { describeError } from '../src/errors.js';
 import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { KernelEventBody } from '../src/contracts/events.js';
 import type { Message } from '../src/contracts/messages.js';
@@ -92,7 +93,7 @@ const turnSetup = setup({
     saveTurnCheckpoint: (_, _checkpoint: TurnCheckpoint) => notProvided('saveTurnCheckpoint action'),
     /** A service actor failed (it should answer with data instead): end the task `error`. */
     stopOnServiceError: assign(({ context, event }) => ({
-      stop: { reason: 'error', detail: `internal: ${describe((event as { error?: unknown }).error)}`, at: context.lastAt },
+      stop: { reason: 'error', detail: `internal: ${describeError((event as { error?: unknown }).error)}`, at: context.lastAt },
     })),
   },
   guards: {
@@ -168,7 +169,7 @@ export const turnMachine = turnSetup.createMachine({
           target: 'CHECK_STOP',
           actions: assign(({ context, event }) => ({
             compacting: false,
-            current: { ...context.current, failure: { scope: 'compactor', message: describe(event.error) } },
+            current: { ...context.current, failure: { scope: 'compactor', message: describeError(event.error) } },
           })),
         },
       },
@@ -257,8 +258,5 @@ function serviceInput(context: TurnContext): TurnServiceInput {
   return { runId: context.runId, taskId: context.task.id, taskIndex: context.task.index };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export type TurnMachine = typeof turnMachine;

@@ -9,6 +9,7 @@
  * supplied by the composition root (src/kernel/provide-machines.ts).
  * The session deadline is a delayed transition on the whole machine: it cancels the running task.
  */
+import { describeError } from '../src/errors.js';
 import { and, assign, fromPromise, sendTo, setup, stateIn } from 'xstate';
 import type { KernelEventBody } from '../src/contracts/events.js';
 import type { TurnOutput } from '../src/contracts/turn-protocol.js';
@@ -121,7 +122,7 @@ export const workflowMachine = workflowSetup.createMachine({
               { guard: ({ event }) => event.output.kind === 'stop', target: '#workflow.DONE', actions: assign(({ context, event }) => recordPick(context, event.output)) },
               { target: 'GATE', actions: assign(({ context, event }) => recordPick(context, event.output)) },
             ],
-            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `task source failed: ${describe(event.error)}` }) } },
+            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `task source failed: ${describeError(event.error)}` }) } },
           },
         },
         GATE: {
@@ -144,7 +145,7 @@ export const workflowMachine = workflowSetup.createMachine({
                 })),
               },
             ],
-            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `policy gate failed: ${describe(event.error)}` }) } },
+            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `policy gate failed: ${describeError(event.error)}` }) } },
           },
         },
       },
@@ -189,7 +190,7 @@ export const workflowMachine = workflowSetup.createMachine({
             },
           ],
         },
-        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `internal: task loop failed: ${describe(event.error)}` }) } },
+        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `internal: task loop failed: ${describeError(event.error)}` }) } },
       },
       on: {
         STEER: { actions: [assign(({ context, event }) => ({ queues: enqueue(context.queues, 'steering', event.message) })), sendTo('task', ({ event }) => event)] },
@@ -206,7 +207,7 @@ export const workflowMachine = workflowSetup.createMachine({
           { guard: ({ context }) => context.pendingStop !== undefined, target: 'DONE', actions: assign(({ context }) => ({ stop: context.pendingStop })) },
           { target: 'NEXT_TASK', actions: assign(({ event }) => ({ lastAt: event.output.at })) },
         ],
-        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `checkpoint failed: ${describe(event.error)}` }) } },
+        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `checkpoint failed: ${describeError(event.error)}` }) } },
       },
     },
     NEXT_TASK: {
@@ -227,7 +228,7 @@ export const workflowMachine = workflowSetup.createMachine({
           { guard: ({ event }) => event.output.stop !== undefined, target: 'DONE', actions: assign(({ event }) => ({ stop: event.output.stop, lastAt: event.output.at })) },
           { target: 'TASK_SELECT', actions: assign(({ event }) => ({ lastAt: event.output.at })) },
         ],
-        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `outer stop evaluator failed: ${describe(event.error)}` }) } },
+        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `outer stop evaluator failed: ${describeError(event.error)}` }) } },
       },
     },
     DONE: {
@@ -237,8 +238,5 @@ export const workflowMachine = workflowSetup.createMachine({
   output: ({ context }) => workflowOutput(context),
 });
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export type WorkflowMachine = typeof workflowMachine;

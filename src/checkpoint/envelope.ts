@@ -5,19 +5,12 @@
  */
 import { z } from 'zod';
 import { InnerBoundsSchema } from '../contracts/bounds.js';
+import { MessageSchema, ToolCallSchema } from '../contracts/message-schema.js';
 import { CHECKPOINT_VERSION, type CheckpointEnvelope } from '../contracts/store.js';
 import { StopReason } from '../contracts/stop.js';
 
 const UsageSchema = z.object({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() });
 
-const ToolCallSchema = z.object({ id: z.string(), name: z.string(), args: z.unknown(), argumentsError: z.string().optional() });
-
-const MessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string(), source: z.enum(['task', 'steering', 'follow_up', 'wrap_up', 'ephemeral']).optional() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema).optional() }),
-  z.object({ role: z.literal('tool'), toolCallId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
-]);
 
 export const StopConditionSchema = z.object({
   reason: StopReason,

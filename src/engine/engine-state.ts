@@ -1,22 +1,11 @@
 import { z } from 'zod';
+import { MessageSchema } from '../contracts/message-schema.js';
 import type { Message } from '../contracts/messages.js';
 import { EngineError } from './engine-error.js';
 import type { EngineState } from './types.js';
 
 /** Current version of the engine state format; a newer one is refused, never guessed at. */
 export const ENGINE_STATE_VERSION = 1;
-
-// The transcript as read back from a caller: parsed, never trusted.
-const MessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string(), source: z.enum(['task', 'steering', 'follow_up', 'wrap_up', 'ephemeral']).optional() }),
-  z.object({
-    role: z.literal('assistant'),
-    content: z.string(),
-    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), argumentsError: z.string().optional() })).optional(),
-  }),
-  z.object({ role: z.literal('tool'), toolCallId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
-]);
 
 export const MessagesSchema = z.array(MessageSchema);
 

@@ -15,7 +15,7 @@ import type { StopReason } from '../contracts/stop.js';
 import type { Tool } from '../contracts/tool.js';
 import { addUsage, ZERO_USAGE, type Usage } from '../contracts/usage.js';
 import { ConfigError, describeError, type ConfigIssue } from '../errors.js';
-import { toolDefinitionIssues } from '../tools/define-tool.js';
+import { toolListIssues } from '../tools/define-tool.js';
 import { createEngineShell, type EngineRun, type RunEvent } from './engine-shell.js';
 import { EventChannel } from './event-channel.js';
 import { runLoopToolCall } from './loop-tool-call.js';
@@ -136,15 +136,9 @@ function resolveLoopOptions(options: LoopEngineOptions): { model: Model; tools: 
   const maxTurns = options.maxTurns ?? DEFAULT_BOUNDS.inner.maxTurns;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) issues.push({ path: 'maxTurns', message: 'must be a positive integer' });
   if (options.system !== undefined && typeof options.system !== 'string') issues.push({ path: 'system', message: 'must be a string' });
-  const tools = new Map<string, Tool>();
   if (options.tools !== undefined && !Array.isArray(options.tools)) issues.push({ path: 'tools', message: 'must be an array of tools' });
-  (Array.isArray(options.tools) ? options.tools : []).forEach((tool, index) => {
-    const toolIssues = toolDefinitionIssues(tool, `tools.${index}`);
-    if (toolIssues.length === 0 && !('jsonSchema' in tool)) toolIssues.push({ path: `tools.${index}`, message: 'must be created with defineTool()' });
-    if (toolIssues.length === 0 && tools.has(tool.name)) toolIssues.push({ path: `tools.${index}.name`, message: `duplicate tool name "${tool.name}"` });
-    issues.push(...toolIssues);
-    if (toolIssues.length === 0) tools.set(tool.name, tool);
-  });
+  const { tools, issues: toolIssues } = toolListIssues(Array.isArray(options.tools) ? options.tools : []);
+  issues.push(...toolIssues);
   if (issues.length > 0) throw new ConfigError({ message: 'Invalid loopEngine options', issues });
   return { model: options.model, tools, maxTurns };
 }

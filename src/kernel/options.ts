@@ -19,7 +19,7 @@ import type { OnTaskStop } from '../contracts/workflow-protocol.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { AutoRulesSchema, resolveAutoRules, type AutoRules, type ResolvedAutoRules } from '../strategies/auto-rules.js';
 import { StrategyName } from '../strategies/strategy.js';
-import { toolDefinitionIssues } from '../tools/define-tool.js';
+import { toolListIssues } from '../tools/define-tool.js';
 import type { Clock } from './clock.js';
 import { TaskInputSchema, type TaskInput } from './tasks.js';
 import { zodIssues } from './zod-issues.js';
@@ -160,15 +160,8 @@ const OptionsSchema = z.strictObject({
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
 export function resolveOptions(options: KernelOptions): ResolvedOptions {
   const parsed = OptionsSchema.safeParse(options);
-  const issues: ConfigIssue[] = parsed.success ? [] : zodIssues(parsed.error);
-  const tools = new Map<string, Tool>();
-  (options?.tools ?? []).forEach((tool, index) => {
-    const toolIssues = toolDefinitionIssues(tool, `tools.${index}`);
-    if (toolIssues.length === 0 && !('jsonSchema' in tool)) toolIssues.push({ path: `tools.${index}`, message: 'must be created with defineTool()' });
-    if (toolIssues.length === 0 && tools.has(tool.name)) toolIssues.push({ path: `tools.${index}.name`, message: `duplicate tool name "${tool.name}"` });
-    issues.push(...toolIssues);
-    if (toolIssues.length === 0) tools.set(tool.name, tool);
-  });
+  const { tools, issues: toolIssues } = toolListIssues(options?.tools ?? []);
+  const issues: ConfigIssue[] = [...(parsed.success ? [] : zodIssues(parsed.error)), ...toolIssues];
   if (issues.length > 0 || !parsed.success) throw new ConfigError({ message: 'Invalid dualloop options', issues });
   const value = options;
   return {

@@ -37,3 +37,20 @@ export function toolDefinitionIssues(definition: ToolDefinition | undefined, pre
   }
   return issues;
 }
+
+/**
+ * Validates a list of tools given as an option: each made with `defineTool`, names unique.
+ * Returns the valid ones by name and an issue for every bad one.
+ */
+export function toolListIssues(tools: readonly Tool[]): { readonly tools: Map<string, Tool>; readonly issues: ConfigIssue[] } {
+  const byName = new Map<string, Tool>();
+  const issues: ConfigIssue[] = [];
+  tools.forEach((tool, index) => {
+    const toolIssues = toolDefinitionIssues(tool, `tools.${index}`);
+    if (toolIssues.length === 0 && !('jsonSchema' in tool)) toolIssues.push({ path: `tools.${index}`, message: 'must be created with defineTool()' });
+    if (toolIssues.length === 0 && byName.has(tool.name)) toolIssues.push({ path: `tools.${index}.name`, message: `duplicate tool name "${tool.name}"` });
+    issues.push(...toolIssues);
+    if (toolIssues.length === 0) byName.set(tool.name, tool);
+  });
+  return { tools: byName, issues };
+}
