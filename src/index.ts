@@ -56,7 +56,22 @@ export type {
   ToolOutcome,
   TransformContext,
 } from './contracts/hooks.js';
-export type { CheckpointEnvelope, CheckpointStore, LeaseResult, MaybePromise, RunRecord, RunSummary } from './contracts/store.js';
+export type { CheckpointStore, LeaseResult, MaybePromise, RunRecord, RunSummary } from './contracts/store.js';
+export { CHECKPOINT_VERSION } from './contracts/checkpoint.js';
+export type {
+  ActiveChange,
+  CheckpointChange,
+  CheckpointEntry,
+  CheckpointIndexEntry,
+  CheckpointKind,
+  CheckpointSnapshot,
+  CheckpointView,
+  StoredCheckpoints,
+  TranscriptPiece,
+} from './contracts/checkpoint.js';
+export { readCheckpoint } from './checkpoint/read-checkpoint.js';
+export type { ActiveTask, WorkflowProgress } from './contracts/workflow-protocol.js';
+export type { RepeatState, TaskResumePoint, TaskSpec, TurnProgress } from './contracts/turn-protocol.js';
 export type { AuditActiveTask, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from './contracts/audit.js';
 export type { DeliveryMode } from './contracts/queues.js';
 export { ConfigError, RunError } from './errors.js';

@@ -1,10 +1,14 @@
 import { buildAudit, finishedTasks, RESUMABLE_REASONS } from '../audit/build-audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
-import type { CheckpointEnvelope, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
+import type { CheckpointEntry, StoredCheckpoints } from '../contracts/checkpoint.js';
+import type { TaskResult } from '../contracts/results.js';
+import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { ToolResult } from '../contracts/tool.js';
 import { ConfigError } from '../errors.js';
-import { eventOutOfOrder, runExists, runNotFound } from './run-refusals.js';
+import { indexEntry, resultsRefusal } from './history-rules.js';
+import { rebuiltOrThrow } from './read-checkpoint.js';
+import { checkpointOutOfOrder, eventOutOfOrder, runExists, runNotFound } from './run-refusals.js';
 import type { SynchronousStore } from './synchronous-store.js';
 
 export interface MemoryStoreOptions {
@@ -19,7 +23,9 @@ export interface MemoryStoreOptions {
 
 interface RunEntry {
   readonly record: RunRecord;
-  checkpoint?: CheckpointEnvelope;
+  /** The checkpoint history, in sequence order, and the committed task results by position. */
+  readonly checkpoints: CheckpointEntry[];
+  readonly results: TaskResult[];
   readonly toolResults: Map<string, ToolResult>;
   readonly events: KernelEvent[];
   result?: WorkflowResult;
@@ -63,13 +69,20 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     kind: 'memory',
     createRun(record) {
       if (runs.has(record.runId)) throw runExists(record.runId, 'the memory store');
-      runs.set(record.runId, { record, toolResults: new Map(), events: [] });
+      runs.set(record.runId, { record, checkpoints: [], results: [], toolResults: new Map(), events: [] });
     },
     getRun: (runId) => runs.get(runId)?.record,
-    saveCheckpoint(envelope) {
-      existing(envelope.runId, 'saveCheckpoint').checkpoint = envelope;
+    saveCheckpoint(entry) {
+      const run = existing(entry.runId, 'saveCheckpoint');
+      const last = run.checkpoints.length === 0 ? 0 : run.checkpoints[run.checkpoints.length - 1]!.sequence;
+      if (!(entry.sequence > last)) throw checkpointOutOfOrder(entry.runId, `checkpoint #${entry.sequence} is not after the last one, #${last}`);
+      const refusal = resultsRefusal(entry, run.results.length);
+      if (refusal !== undefined) throw checkpointOutOfOrder(entry.runId, refusal);
+      run.checkpoints.push(entry);
+      for (const result of entry.results) run.results.push(result);
     },
-    loadCheckpoint: (runId) => runs.get(runId)?.checkpoint,
+    loadCheckpoint: (runId, at) => history(runs.get(runId), at?.sequence),
+    listCheckpoints: (runId) => (runs.get(runId)?.checkpoints ?? []).map(indexEntry),
     recordToolResult(runId, result) {
       existing(runId, 'recordToolResult').toolResults.set(result.toolCallId, result);
     },
@@ -117,13 +130,25 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     audit(runId) {
       const run = runs.get(runId);
       if (run === undefined) return undefined;
-      return buildAudit({ record: run.record, result: run.result, progress: run.checkpoint?.progress, events: run.events });
+      const progress = run.result === undefined ? rebuiltOrThrow(history(run), runId)?.view.progress : undefined;
+      return buildAudit({ record: run.record, result: run.result, progress, events: run.events });
     },
   };
 }
 
+/** The entries from the latest snapshot at or before `sequence` (the latest entry by default) up to it. */
+function history(run: RunEntry | undefined, sequence = Number.POSITIVE_INFINITY): StoredCheckpoints | undefined {
+  const entries = run?.checkpoints ?? [];
+  let end = entries.length;
+  while (end > 0 && entries[end - 1]!.sequence > sequence) end -= 1;
+  if (end === 0) return undefined;
+  let start = end - 1;
+  while (start > 0 && entries[start]!.snapshot === undefined) start -= 1;
+  return { results: run!.results.slice(0, entries[end - 1]!.tasksDone), entries: entries.slice(start, end) };
+}
+
 function summarize(run: RunEntry): RunSummary {
-  const tasksDone = run.result === undefined ? (run.checkpoint?.progress.results.length ?? 0) : finishedTasks(run.result);
+  const tasksDone = run.result === undefined ? (run.checkpoints.at(-1)?.tasksDone ?? 0) : finishedTasks(run.result);
   return {
     runId: run.record.runId,
     ...(run.record.name === undefined ? {} : { name: run.record.name }),

@@ -17,3 +17,7 @@ export function eventOutOfOrder(runId: string, seq: number, lastSeq: number): Ru
     message: `run ${runId}: event seq ${seq} is not after the log's last seq ${lastSeq}; the event log is append-only`,
   });
 }
+
+export function checkpointOutOfOrder(runId: string, detail: string): RunError {
+  return new RunError({ code: 'checkpoint_out_of_order', runId, message: `run ${runId}: ${detail}; the checkpoint history is append-only` });
+}

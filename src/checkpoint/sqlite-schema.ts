@@ -23,8 +23,8 @@ export interface Migration {
 
 /*
  * Child tables key runs by the integer `runs.id` (smaller rows and indexes than the text run id).
- * Checkpoints keep every task-boundary checkpoint (slot = its sequence) and only the latest turn
- * checkpoint (slot 0, overwritten in place by each turn): one statement per save (ADR/0021).
+ * Version 1 kept every task-boundary checkpoint and overwrote the latest turn checkpoint
+ * (ADR/0021); version 2 replaces that with the append-only checkpoint history (ADR/0120).
  * JSON columns hold what the kernel handed over, serialised once; the other columns exist for
  * queries that must not parse bodies (`listRuns`, `audit`). Events, mostly small rows appended in
  * key order, live in a WITHOUT ROWID table: one b-tree instead of a table and its index, one page
@@ -82,6 +82,54 @@ export const MIGRATIONS: readonly Migration[] = [
         holder TEXT NOT NULL,
         expires_at INTEGER NOT NULL
       );
+    `,
+  },
+  {
+    version: 2,
+    description: 'append-only checkpoint history (checkpoint format 2); version 1 checkpoints kept as snapshots',
+    // Every entry of a run's history is a row (nothing is overwritten); task results committed by
+    // an entry are rows by position, written once. Version 1 rows move over unchanged, each one a
+    // snapshot (a version 1 envelope holds the whole progress), so nothing is parsed here and a
+    // damaged row is still reported when its run is resumed. `checkpoints` becomes a read-only view
+    // with the columns of version 1 and, for version 2 entries, a summary body (sequence, event
+    // seq, model call index, finished task ids), for SQL written against version 1.
+    sql: `
+      CREATE TABLE checkpoint_entries (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        sequence INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        saved_at INTEGER NOT NULL,
+        event_seq INTEGER NOT NULL,
+        task_id TEXT,
+        task_index INTEGER,
+        turn INTEGER,
+        tasks_done INTEGER NOT NULL,
+        snapshot INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (run, sequence)
+      );
+      CREATE INDEX checkpoint_snapshots ON checkpoint_entries (run, sequence) WHERE snapshot = 1;
+      CREATE TABLE checkpoint_results (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        sequence INTEGER NOT NULL,
+        task_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (run, position)
+      );
+      INSERT INTO checkpoint_entries (run, sequence, kind, version, saved_at, event_seq, tasks_done, snapshot, body)
+        SELECT run, sequence, kind, version, saved_at, event_seq, tasks_done, 1, body FROM checkpoints;
+      DROP TABLE checkpoints;
+      CREATE VIEW checkpoints (run, sequence, kind, version, saved_at, event_seq, tasks_done, body) AS
+        SELECT e.run, e.sequence, e.kind, e.version, e.saved_at, e.event_seq, e.tasks_done,
+          CASE WHEN e.version = 1 THEN e.body ELSE json_object(
+            'version', e.version, 'runId', r.run_id, 'kind', e.kind, 'sequence', e.sequence, 'savedAt', e.saved_at, 'eventSeq', e.event_seq,
+            'progress', json_object(
+              'modelCallIndex', json_extract(e.body, '$.change.modelCallIndex'),
+              'results', json((SELECT json_group_array(json_object('taskId', c.task_id) ORDER BY c.position)
+                               FROM checkpoint_results c WHERE c.run = e.run AND c.position < e.tasks_done)))) END
+        FROM checkpoint_entries e JOIN runs r ON r.id = e.run;
     `,
   },
 ];

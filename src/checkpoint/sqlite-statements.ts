@@ -20,17 +20,28 @@ export function prepareStatements(database: DatabaseSync) {
     listRuns: prepare(`
       SELECT r.run_id, r.name, r.created_at, r.tasks_total,
              res.stop AS result_stop, res.tasks_done AS result_done,
-             (SELECT c.tasks_done FROM checkpoints c WHERE c.run = r.id ORDER BY c.sequence DESC LIMIT 1) AS checkpoint_done
+             (SELECT c.tasks_done FROM checkpoint_entries c WHERE c.run = r.id ORDER BY c.sequence DESC LIMIT 1) AS checkpoint_done
       FROM runs r LEFT JOIN results res ON res.run = r.id
       ORDER BY r.created_at DESC, r.id DESC
       LIMIT ?`),
 
-    // Slot 0 holds the latest turn checkpoint; a task checkpoint's slot is its sequence (ADR/0021).
-    saveCheckpoint: prepare(`
-      INSERT INTO checkpoints (run, slot, sequence, kind, version, saved_at, event_seq, tasks_done, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (run, slot) DO UPDATE SET sequence = excluded.sequence, kind = excluded.kind, version = excluded.version,
-        saved_at = excluded.saved_at, event_seq = excluded.event_seq, tasks_done = excluded.tasks_done, body = excluded.body`),
-    latestCheckpoint: prepare('SELECT sequence, body FROM checkpoints WHERE run = ? ORDER BY sequence DESC LIMIT 1'),
+    // The checkpoint history (ADR/0120): entries and committed task results are only ever inserted.
+    insertEntry: prepare(`
+      INSERT INTO checkpoint_entries (run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertResult: prepare('INSERT INTO checkpoint_results (run, position, sequence, task_id, body) VALUES (?, ?, ?, ?, ?)'),
+    lastEntry: prepare('SELECT coalesce(max(sequence), 0) AS sequence FROM checkpoint_entries WHERE run = ?'),
+    committedCount: prepare('SELECT coalesce(max(position) + 1, 0) AS count FROM checkpoint_results WHERE run = ?'),
+    pointEntry: prepare('SELECT sequence, tasks_done FROM checkpoint_entries WHERE run = ? AND sequence <= ? ORDER BY sequence DESC LIMIT 1'),
+    historyEntries: prepare(`
+      SELECT sequence, body FROM checkpoint_entries
+      WHERE run = ?1 AND sequence <= ?2
+        AND sequence >= coalesce((SELECT max(sequence) FROM checkpoint_entries WHERE run = ?1 AND snapshot = 1 AND sequence <= ?2), 0)
+      ORDER BY sequence`),
+    committedResults: prepare('SELECT position, body FROM checkpoint_results WHERE run = ? AND position < ? ORDER BY position'),
+    listEntries: prepare(
+      'SELECT sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot FROM checkpoint_entries WHERE run = ? ORDER BY sequence',
+    ),
 
     upsertToolResult: prepare(
       'INSERT INTO tool_results (run, tool_call_id, body) VALUES (?, ?, ?) ON CONFLICT (run, tool_call_id) DO UPDATE SET body = excluded.body',

@@ -4,13 +4,15 @@ import { buildAudit, finishedTasks } from '../audit/build-audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
-import type { CheckpointEnvelope, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
+import type { CheckpointEntry } from '../contracts/checkpoint.js';
+import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError, RunError } from '../errors.js';
 import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
-import { parseEnvelope } from './envelope.js';
+import { rebuiltOrThrow } from './read-checkpoint.js';
+import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
 import { SqliteWriteBehind } from './sqlite-write-behind.js';
 import { openDatabase } from './sqlite-schema.js';
@@ -96,19 +98,11 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw new StoreError({ code: 'store_corrupt', path, runId, message: `sqlite store ${path}: run ${runId}: the stored ${what} is not valid JSON (${parsed.message})` });
   };
 
-  const loadCheckpoint = (runId: string): unknown =>
+  const checkpoints = new SqliteCheckpoints(statements, queue, path);
+  const loadCheckpoint = (runId: string, at?: { readonly sequence: number }) =>
     guard('loading the checkpoint', runId, () => {
       const key = findKey(runId);
-      if (key === undefined) return undefined;
-      const row = statements.latestCheckpoint.get(key) as Row | undefined;
-      if (row === undefined) return undefined;
-      const parsed = fromJson(row.body);
-      if (parsed.ok) return parsed.value;
-      throw new RunError({
-        code: 'checkpoint_corrupt',
-        runId,
-        message: `run ${runId}: checkpoint #${String(row.sequence)} in ${path} is not valid JSON (${parsed.message}); the run was not restarted`,
-      });
+      return key === undefined ? undefined : checkpoints.load(key, runId, at?.sequence);
     });
   const loadResult = (runId: string): WorkflowResult | undefined =>
     guard('loading the result', runId, () => {
@@ -142,15 +136,16 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         keys.set(record.runId, Number(inserted.lastInsertRowid));
       }),
     getRun,
-    saveCheckpoint: (envelope: CheckpointEnvelope) =>
-      guard('saving a checkpoint', envelope.runId, () => {
-        const key = keyOf(envelope.runId, 'saveCheckpoint');
-        const body = toJson(envelope, `run ${envelope.runId}: checkpoint #${envelope.sequence}`);
-        const { version, kind, sequence, savedAt, eventSeq, progress } = envelope;
-        const slot = kind === 'turn' ? 0 : sequence;
-        queue.commitWith(() => statements.saveCheckpoint.run(key, slot, sequence, kind, version, savedAt, eventSeq, progress.results.length, body));
+    saveCheckpoint: (entry: CheckpointEntry) =>
+      guard('saving a checkpoint', entry.runId, () => {
+        checkpoints.save(keyOf(entry.runId, 'saveCheckpoint'), entry);
       }),
     loadCheckpoint,
+    listCheckpoints: (runId) =>
+      guard('listing the checkpoints', runId, () => {
+        const key = findKey(runId);
+        return key === undefined ? [] : checkpoints.list(key);
+      }),
     recordToolResult: (runId, result: ToolResult) =>
       guard('recording a tool result', runId, () => {
         const body = toJson(result, `run ${runId}: the result of tool call ${result.toolCallId}`);
@@ -180,6 +175,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         const key = keyOf(result.runId, 'saveResult');
         queue.commitWith(() => statements.upsertResult.run(key, toJson(result.stop, 'the stop condition'), finishedTasks(result), body));
         queue.forget(key);
+        checkpoints.forget(key);
       }),
     loadResult,
     listRuns: ({ limit = 20 } = {}) =>
@@ -207,7 +203,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         queue.flush();
         const events = (statements.auditedEvents.all(key, ...AUDITED_EVENT_TYPES) as Row[]).map((row) => parse(runId, 'event', row.body) as KernelEvent);
         const eventCount = Number((statements.countEvents.get(key) as Row).count);
-        return buildAudit({ record, result, progress: result === undefined ? checkpointProgress(runId, loadCheckpoint(runId)) : undefined, events, eventCount });
+        const progress = result === undefined ? rebuiltOrThrow(loadCheckpoint(runId), runId)?.view.progress : undefined;
+        return buildAudit({ record, result, progress, events, eventCount });
       }),
     close() {
       if (!database.isOpen) return;
@@ -219,14 +216,6 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
     },
   };
-}
-
-/** An audit of a run without a result reads its latest checkpoint, validated like a resume would. */
-function checkpointProgress(runId: string, raw: unknown): CheckpointEnvelope['progress'] | undefined {
-  if (raw === undefined) return undefined;
-  const parsed = parseEnvelope(raw, runId);
-  if (!parsed.ok) throw new RunError({ code: parsed.problem.code, runId, message: parsed.problem.message });
-  return parsed.envelope.progress;
 }
 
 function summarize(row: Row, parseStop: (text: unknown) => unknown): RunSummary {

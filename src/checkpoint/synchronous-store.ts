@@ -1,7 +1,8 @@
 import type { AuditReport } from '../contracts/audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
-import type { CheckpointEnvelope, CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
+import type { CheckpointEntry, CheckpointIndexEntry, StoredCheckpoints } from '../contracts/checkpoint.js';
+import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { ToolResult } from '../contracts/tool.js';
 
 /**
@@ -11,8 +12,9 @@ import type { ToolResult } from '../contracts/tool.js';
 export interface SynchronousStore extends CheckpointStore {
   createRun(record: RunRecord): void;
   getRun(runId: string): RunRecord | undefined;
-  saveCheckpoint(envelope: CheckpointEnvelope): void;
-  loadCheckpoint(runId: string): unknown;
+  saveCheckpoint(entry: CheckpointEntry): void;
+  loadCheckpoint(runId: string, at?: { readonly sequence: number }): StoredCheckpoints | undefined;
+  listCheckpoints(runId: string): readonly CheckpointIndexEntry[];
   recordToolResult(runId: string, result: ToolResult): void;
   getToolResult(runId: string, toolCallId: string): ToolResult | undefined;
   appendEvent(event: KernelEvent): void;

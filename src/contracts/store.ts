@@ -4,26 +4,9 @@ import type { StopCondition } from './stop.js';
 import type { ToolResult } from './tool.js';
 import type { WorkflowResult } from './results.js';
 import type { TaskSpec } from './turn-protocol.js';
-import type { WorkflowProgress } from './workflow-protocol.js';
+import type { CheckpointEntry, CheckpointIndexEntry, StoredCheckpoints } from './checkpoint.js';
 
 export type MaybePromise<T> = T | Promise<T>;
-
-/** Current version of the checkpoint envelope; older ones are migrated on read, newer ones refused. */
-export const CHECKPOINT_VERSION = 1;
-
-/** What a checkpoint holds; validated with zod when read back (src/checkpoint/envelope.ts). */
-export interface CheckpointEnvelope {
-  readonly version: number;
-  readonly runId: string;
-  /** `task`: at a task boundary (CHECKPOINT state); `turn`: after a turn. */
-  readonly kind: 'task' | 'turn';
-  /** Strictly increasing per run. */
-  readonly sequence: number;
-  readonly savedAt: number;
-  /** `seq` of the last event emitted before this checkpoint. */
-  readonly eventSeq: number;
-  readonly progress: WorkflowProgress;
-}
 
 /** What a run was started with: enough to resume it in another process. */
 export interface RunRecord {
@@ -57,9 +40,21 @@ export interface CheckpointStore {
   readonly kind: string;
   createRun(record: RunRecord): MaybePromise<void>;
   getRun(runId: string): MaybePromise<RunRecord | undefined>;
-  saveCheckpoint(envelope: CheckpointEnvelope): MaybePromise<void>;
-  /** The latest checkpoint as stored, not yet validated (the kernel validates it). */
-  loadCheckpoint(runId: string): MaybePromise<unknown>;
+  /**
+   * Appends one entry to the run's checkpoint history, with the task results it commits, in one
+   * transaction. Refuses (`RunError checkpoint_out_of_order`) a sequence that is not after the
+   * run's last, and results whose positions do not follow the run's last committed one. Nothing
+   * already stored changes: a resume or a fork reads the history back (ADR/0120).
+   */
+  saveCheckpoint(entry: CheckpointEntry): MaybePromise<void>;
+  /**
+   * The history at `at.sequence` (default: the latest entry), as stored and not yet validated:
+   * the committed results at that point and the entries from the latest snapshot at or before it.
+   * `undefined` when the run has no entry at or before the point.
+   */
+  loadCheckpoint(runId: string, at?: { readonly sequence: number }): MaybePromise<StoredCheckpoints | undefined>;
+  /** Every entry of the run's history, oldest first, without bodies. */
+  listCheckpoints(runId: string): MaybePromise<readonly CheckpointIndexEntry[]>;
   recordToolResult(runId: string, result: ToolResult): MaybePromise<void>;
   getToolResult(runId: string, toolCallId: string): MaybePromise<ToolResult | undefined>;
   appendEvent(event: KernelEvent): MaybePromise<void>;

@@ -98,7 +98,6 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
         resumed: false,
         approvals: new Map(),
         lastEventSeq: 0,
-        checkpointSequence: 0,
         signal: startOptions.signal,
         holder,
         ...(ready === undefined ? {} : { ready }),

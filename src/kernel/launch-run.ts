@@ -6,6 +6,8 @@ import type { WorkflowResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
+import type { RebuiltCheckpoint } from '../checkpoint/read-checkpoints.js';
 import { describeError } from '../errors.js';
 import { loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
@@ -24,7 +26,8 @@ export interface LaunchPlan {
   readonly resumed: boolean;
   readonly approvals: ReadonlyMap<string, ApprovalAnswer>;
   readonly lastEventSeq: number;
-  readonly checkpointSequence: number;
+  /** The checkpoint a resume continues from (the writer's base); none for a new run. */
+  readonly checkpoint?: RebuiltCheckpoint;
   readonly signal: AbortSignal | undefined;
   /** Reported as `warning` events right after `workflow_start`. */
   readonly warnings?: readonly string[];
@@ -62,8 +65,14 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     resumed: plan.resumed,
     store,
     signal: runController.signal,
-    latestProgress: plan.progress,
-    checkpointSequence: plan.checkpointSequence,
+    checkpoints: new CheckpointWriter({
+      runId,
+      store,
+      now: () => clock.now(),
+      lastEventSeq: () => sink.lastSeq,
+      progress: plan.progress,
+      ...(plan.checkpoint === undefined ? {} : { base: plan.checkpoint }),
+    }),
     emit: (body) => {
       sink.emit(body);
     },

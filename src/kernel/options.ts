@@ -128,7 +128,7 @@ const OptionsSchema = z.strictObject({
   system: z.string().optional(),
   tasks: z.array(TaskInputSchema).min(1, 'must hold at least one task').optional(),
   bounds: BoundsOverrideSchema.optional(),
-  store: hasMethods('a CheckpointStore', 'createRun', 'saveCheckpoint', 'loadCheckpoint', 'appendEvent').optional(),
+  store: hasMethods('a CheckpointStore', 'createRun', 'saveCheckpoint', 'loadCheckpoint', 'listCheckpoints', 'appendEvent').optional(),
   policy: z
     .object({ checkTask: fn('checkTask').optional(), checkToolCall: fn('checkToolCall').optional() })
     .optional(),

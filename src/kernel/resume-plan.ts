@@ -1,5 +1,5 @@
 import { RESUMABLE_REASONS } from '../audit/build-audit.js';
-import { parseEnvelope } from '../checkpoint/envelope.js';
+import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { clearQueue, enqueue, type MessageQueues } from '../contracts/queues.js';
@@ -70,20 +70,12 @@ async function readProgress(
   options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
 ): Promise<ResumePlan> {
   const { store } = deps;
-  const raw = await store.loadCheckpoint(runId);
-  let progress: WorkflowProgress | undefined;
-  let eventSeq = 0;
-  let sequence = 0;
-  if (raw !== undefined && raw !== null) {
-    const parsed = parseEnvelope(raw, runId);
-    if (!parsed.ok) throw new RunError({ code: parsed.problem.code, runId, message: parsed.problem.message });
-    progress = parsed.envelope.progress;
-    eventSeq = parsed.envelope.eventSeq;
-    sequence = parsed.envelope.sequence;
-  }
+  const checkpoint = rebuiltOrThrow(await store.loadCheckpoint(runId), runId);
+  const eventSeq = checkpoint?.view.eventSeq ?? 0;
   const later = await store.readEvents(runId, eventSeq);
   const lastEventSeq = later.length === 0 ? eventSeq : later[later.length - 1]!.seq;
-  if (progress !== undefined) progress = { ...progress, queues: replayQueueEvents(progress.queues, later) };
+  const saved = checkpoint?.view.progress;
+  const progress = saved === undefined ? undefined : { ...saved, queues: replayQueueEvents(saved.queues, later) };
   return {
     runId,
     tasks: record.tasks,
@@ -91,7 +83,7 @@ async function readProgress(
     resumed: true,
     approvals: new Map(Object.entries(options.approvals ?? {})),
     lastEventSeq,
-    checkpointSequence: sequence,
+    ...(checkpoint === undefined ? {} : { checkpoint }),
     signal: options.signal,
     warnings:
       record.optionsDigest === digest

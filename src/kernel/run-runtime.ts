@@ -2,7 +2,7 @@ import type { KernelEventBody } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
-import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+import type { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { EventSink } from '../events/event-sink.js';
 
 /**
@@ -21,9 +21,8 @@ export interface RunRuntime {
   readonly store: CheckpointStore;
   /** Aborts when the run ends or is aborted; for calls outside a task (policy, outer evaluators). */
   readonly signal: AbortSignal;
-  /** The workflow progress of the last task checkpoint, which turn checkpoints extend. */
-  latestProgress: WorkflowProgress;
-  checkpointSequence: number;
+  /** Writes the run's checkpoints, in order: the only writer of its history (ADR/0120). */
+  readonly checkpoints: CheckpointWriter;
   emit(body: KernelEventBody): void;
   /** A store write failed: stop the run `error` with this detail. */
   fail(detail: string): void;

@@ -24,5 +24,5 @@ export function createStrategy(deps: KernelDeps): TaskStrategy {
     deps.strategy === 'auto'
       ? createAutoStrategy(deps, { react: STRATEGIES.react(deps), plan_execute: STRATEGIES.plan_execute(deps), hybrid: STRATEGIES.hybrid(deps) })
       : STRATEGIES[deps.strategy](deps);
-  return withStrategyCheckpoint(strategy, deps);
+  return withStrategyCheckpoint(strategy);
 }

@@ -1,15 +1,13 @@
 /**
  * A pick in which a strategy planned (or chose) is something a resume must continue from, not
- * redo: the plan, the planner's call count and what the calls spent become the run's latest
- * progress — which every turn checkpoint extends — and, when a model was called, are saved as a
- * checkpoint at once. Without this, a crash before the step's first turn would plan again.
+ * redo: the plan, the planner's call count and what the calls spent go to the run's checkpoint
+ * writer — every later entry carries them — and, when a model was called, are saved as a
+ * `select` entry at once. Without this, a crash before the step's first turn would plan again.
  */
-import { nextEnvelope } from '../checkpoint/envelope-for.js';
-import type { KernelDeps } from '../kernel/kernel-deps.js';
 import { addSpend } from '../loop/workflow-reducers.js';
 import type { TaskStrategy } from './strategy.js';
 
-export function withStrategyCheckpoint(strategy: TaskStrategy, deps: KernelDeps): TaskStrategy {
+export function withStrategyCheckpoint(strategy: TaskStrategy): TaskStrategy {
   return {
     ...strategy,
     async next(input, run, kernelDeps, signal) {
@@ -17,7 +15,7 @@ export function withStrategyCheckpoint(strategy: TaskStrategy, deps: KernelDeps)
       if (output.strategy === undefined && output.spent === undefined) return output;
       const metrics = addSpend(input.metrics, output.spent);
       // Reaching TASK_SELECT commits the last task (recordPick): the progress holds every result.
-      run.latestProgress = {
+      const progress = {
         results: input.results,
         metrics,
         queues: input.queues,
@@ -25,9 +23,7 @@ export function withStrategyCheckpoint(strategy: TaskStrategy, deps: KernelDeps)
         elapsedMs: metrics.runtimeMs,
         ...(output.strategy === undefined ? {} : { strategy: output.strategy }),
       };
-      if (output.spent !== undefined && !signal.aborted) {
-        await run.store.saveCheckpoint(nextEnvelope(run, 'task', run.latestProgress, deps.clock.now()));
-      }
+      await run.checkpoints.select(progress, output.spent !== undefined && !signal.aborted);
       return output;
     },
   };

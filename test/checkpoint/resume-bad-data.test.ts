@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createKernel, defineTool, memoryStore, RunError, sqliteStore, type CheckpointStore } from 'dualloop';
+import { createKernel, defineTool, memoryStore, readCheckpoint, RunError, sqliteStore, type CheckpointStore } from 'dualloop';
 import { collectRun, manualClock, scriptedModel, type Script } from 'dualloop/testing';
 import { useTempDir } from '../store/temp-dir.js';
-import { FIXTURE_RUN_ID, fixtureRecord, fixtureValue, plantCheckpoint, type FixtureFile } from './fixtures.js';
+import { FIXTURE_RUN_ID, fixtureEntries, fixtureRecord, fixtureValue, legacyStore, writeVersion1File, type EnvelopeFile } from './fixtures.js';
 
 const directory = useTempDir('dualloop-checkpoint-');
 
@@ -24,13 +24,37 @@ interface Setup {
   readonly sqlitePath?: string;
 }
 
-const STORES: readonly [string, () => Setup][] = [
-  ['memoryStore', () => ({ store: memoryStore() })],
+/**
+ * What the store holds for the fixture run: a single stored envelope (memory: a store of version 1;
+ * SQLite: a file of schema version 1, which the store migrates when it opens it), or the version 2
+ * history the kernel wrote, up to an entry.
+ */
+type Planted = EnvelopeFile | { readonly through: number };
+let files = 0;
+
+const STORES: readonly [string, (planted?: Planted) => Setup][] = [
+  [
+    'memoryStore',
+    (planted) => {
+      const store = memoryStore();
+      if (planted === undefined) return { store };
+      store.createRun(fixtureRecord());
+      if (typeof planted === 'string') return { store: legacyStore(store, planted) };
+      for (const entry of fixtureEntries().filter((item) => item.sequence <= planted.through)) store.saveCheckpoint(entry);
+      return { store };
+    },
+  ],
   [
     'sqliteStore',
-    () => {
-      const sqlitePath = join(directory(), 'runs.db');
-      return { store: sqliteStore({ path: sqlitePath }), sqlitePath };
+    (planted) => {
+      const sqlitePath = join(directory(), `runs-${(files += 1)}.db`);
+      if (typeof planted === 'string') writeVersion1File(sqlitePath, planted);
+      const store = sqliteStore({ path: sqlitePath });
+      if (typeof planted === 'object') {
+        store.createRun(fixtureRecord());
+        for (const entry of fixtureEntries().filter((item) => item.sequence <= planted.through)) store.saveCheckpoint(entry);
+      }
+      return { store, sqlitePath };
     },
   ],
 ];
@@ -50,18 +74,12 @@ async function rejection(promise: Promise<unknown>): Promise<RunError> {
 }
 
 describe.each(STORES)('kernel.resume on stored data (%s)', (_name, setup) => {
-  function withFixture(file: FixtureFile): Setup {
-    const prepared = setup();
-    prepared.store.createRun(fixtureRecord());
-    return { ...prepared, store: plantCheckpoint(prepared.store, file, prepared.sqlitePath) };
-  }
-
   it.each([
     ['corrupt-truncated.json', 'checkpoint_corrupt'],
     ['corrupt-wrong-types.json', 'checkpoint_corrupt'],
-    ['future-v2.json', 'checkpoint_future_version'],
+    ['future-v3.json', 'checkpoint_future_version'],
   ] as const)('refuses %s with %s and does not restart the run', async (file, code) => {
-    const { store } = withFixture(file);
+    const { store } = setup(file);
     const { kernel, model } = kernelOn(store);
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const error = await rejection(kernel.resume(FIXTURE_RUN_ID));
@@ -98,8 +116,11 @@ describe.each(STORES)('kernel.resume on stored data (%s)', (_name, setup) => {
     store.close?.();
   });
 
-  it('resumes a task-boundary checkpoint: the finished task is kept, only the next one runs', async () => {
-    const { store } = withFixture('v1-task-boundary.json');
+  it.each([
+    ['version 1', 'v1-task-boundary.json'],
+    ['version 2', { through: 2 }],
+  ] as const)('resumes a task-boundary checkpoint (%s): the finished task is kept, only the next one runs', async (_version, planted) => {
+    const { store } = setup(planted);
     const { kernel, model } = kernelOn(store);
     const { result } = await collectRun(await kernel.resume(FIXTURE_RUN_ID));
     const saved = fixtureValue('v1-task-boundary.json') as { progress: { results: unknown[] } };
@@ -110,8 +131,11 @@ describe.each(STORES)('kernel.resume on stored data (%s)', (_name, setup) => {
     store.close?.();
   });
 
-  it('resumes a mid-task checkpoint at the next turn', async () => {
-    const { store } = withFixture('v1-mid-task.json');
+  it.each([
+    ['version 1', 'v1-mid-task.json'],
+    ['version 2', { through: 3 }],
+  ] as const)('resumes a mid-task checkpoint (%s) at the next turn', async (_version, planted) => {
+    const { store } = setup(planted);
     const { kernel, model } = kernelOn(store);
     const { result, events } = await collectRun(await kernel.resume(FIXTURE_RUN_ID));
     expect(result.stop.reason).toBe('goal_achieved');
@@ -120,5 +144,19 @@ describe.each(STORES)('kernel.resume on stored data (%s)', (_name, setup) => {
     expect(model.calls.map((call) => call.index)).toEqual([3]);
     expect(events[0]).toMatchObject({ type: 'workflow_start', resumed: true, seq: 26 });
     store.close?.();
+  });
+
+  it('continues the history of a resumed run after the entry it resumed from, a version 1 one included', async () => {
+    for (const planted of ['v1-mid-task.json', { through: 3 }] as const) {
+      const { store, sqlitePath } = setup(planted);
+      // A store of version 1 keeps answering with its envelope; only a migrated file holds both.
+      if (typeof planted === 'string' && sqlitePath === undefined) continue;
+      await collectRun(await kernelOn(store).kernel.resume(FIXTURE_RUN_ID));
+      const lines = await store.listCheckpoints(FIXTURE_RUN_ID);
+      expect(lines.at(-1)).toMatchObject({ sequence: 4, kind: 'task', tasksDone: 2, version: 2 });
+      const rebuilt = await readCheckpoint(store, FIXTURE_RUN_ID);
+      expect(rebuilt?.progress.results.map((task) => task.output)).toEqual(['durable has 7 letters', 'resume has 6 letters']);
+      store.close?.();
+    }
   });
 });

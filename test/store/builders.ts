@@ -1,5 +1,5 @@
 // Plain data for store tests: what the kernel hands to a store, built by hand.
-import type { CheckpointEnvelope, KernelEvent, RunRecord, StopCondition, StopReason, TaskResult, ToolResult, WorkflowResult } from 'dualloop';
+import type { CheckpointEntry, KernelEvent, Message, RunRecord, StopCondition, StopReason, TaskResult, TaskSpec, ToolResult, WorkflowResult } from 'dualloop';
 
 export const T0 = 1_700_000_000_000;
 const BOUNDS = { maxTurns: 10, maxToolCalls: 20, maxRuntimeMs: 60_000 };
@@ -49,46 +49,81 @@ export function taskResult(index: number, reason: StopReason = 'planner_stopped'
 
 const METRICS = { workflowSteps: 1, turns: 2, toolCalls: 1, inputTokens: 22, outputTokens: 10, costUsd: 0.003, runtimeMs: 20 };
 
-/** A checkpoint with `done` finished tasks and, for a turn checkpoint, the second task in progress. */
-export function envelope(runId: string, sequence: number, kind: 'task' | 'turn' = 'task', done = 1): CheckpointEnvelope {
-  const results = Array.from({ length: done }, (_, index) => taskResult(index));
+const QUEUES = { steering: [{ id: 1, content: 'steer me' }], followUp: [] };
+
+/** The run record's task at `index`. */
+export function taskSpec(index: number): TaskSpec {
+  return runRecord('any').tasks[index]!;
+}
+
+/**
+ * The entry the kernel writes when the task after `done − 1` finished ones ends: its result
+ * committed at position `done − 1`, no task running, and a snapshot.
+ */
+export function taskEntry(runId: string, sequence: number, done = 1): CheckpointEntry {
+  const metrics = { ...METRICS, workflowSteps: done };
+  const workflow = { modelCallIndex: 2 * done, elapsedMs: 20 * done, queues: QUEUES };
   return {
-    version: 1,
+    version: 2,
     runId,
-    kind,
     sequence,
+    kind: 'task',
     savedAt: T0 + sequence,
     eventSeq: sequence * 10,
-    progress: {
-      results,
-      metrics: { ...METRICS, workflowSteps: done },
-      queues: { steering: [{ id: 1, content: 'steer me' }], followUp: [] },
-      modelCallIndex: 2 * done + (kind === 'turn' ? 1 : 0),
-      elapsedMs: 40,
-      ...(kind === 'turn'
-        ? {
-            active: {
-              task: { id: `task-${done + 1}`, index: done, description: 'second', bounds: BOUNDS },
-              point: {
-                progress: {
-                  messages: [{ role: 'user', content: 'second', source: 'task' }],
-                  turns: [taskResult(done).turns[0]!],
-                  toolCalls: 1,
-                  usage: { inputTokens: 10, outputTokens: 4 },
-                  costUsd: 0.001,
-                  elapsedMs: 12,
-                  repeat: { key: '', count: 0 },
-                  followUpDue: false,
-                },
-                queues: { steering: [], followUp: [] },
-                delivered: [],
-                modelCallIndex: 3,
-              },
-            },
-          }
-        : {}),
+    position: { taskId: `task-${done}`, taskIndex: done - 1 },
+    tasksDone: done,
+    results: [taskResult(done - 1)],
+    change: { ...workflow, metrics, active: null },
+    snapshot: { ...workflow, metrics },
+  };
+}
+
+/** The entry the kernel writes after turn `turn` (1 or 2) of the task that follows `done` finished ones. */
+export function turnEntry(runId: string, sequence: number, done = 0, turn = 1): CheckpointEntry {
+  const spec = taskSpec(done);
+  const turns = taskResult(done).turns.slice(0, turn);
+  const first: Message = { role: 'user', content: spec.description, source: 'task' };
+  const answer: Message = { role: 'assistant', content: turns[turn - 1]!.assistantText };
+  return {
+    version: 2,
+    runId,
+    sequence,
+    kind: 'turn',
+    savedAt: T0 + sequence,
+    eventSeq: sequence * 10,
+    position: { taskId: spec.id, taskIndex: done, turn },
+    tasksDone: done,
+    results: [],
+    change: {
+      modelCallIndex: 2 * done + turn,
+      elapsedMs: 20 * done + 12 * turn,
+      queues: QUEUES,
+      active: {
+        ...(turn === 1 ? { task: spec } : {}),
+        messages: turn === 1 ? [first] : [[0, 1], answer],
+        turns: { keep: turn - 1, add: [turns[turn - 1]!] },
+        toolCalls: 1,
+        usage: { inputTokens: 10 * turn, outputTokens: 4 * turn },
+        costUsd: 0.001 * turn,
+        elapsedMs: 12 * turn,
+        repeat: { key: '', count: 0 },
+        followUpDue: false,
+        delivered: [],
+        modelCallIndex: 2 * done + turn,
+      },
     },
   };
+}
+
+/** A two-task run's history: a turn of task 1, task 1 done, two turns of task 2, task 2 done (sequences 1–5). */
+export function history(runId: string): CheckpointEntry[] {
+  return [turnEntry(runId, 1, 0, 1), taskEntry(runId, 2, 1), turnEntry(runId, 3, 1, 1), turnEntry(runId, 4, 1, 2), taskEntry(runId, 5, 2)];
+}
+
+/** An entry as a store may hand it back: without the results it keeps by position. */
+export function asStored(entry: CheckpointEntry): Omit<CheckpointEntry, 'results'> {
+  const { results: _results, ...stored } = entry;
+  return stored;
 }
 
 export function toolResult(toolCallId: string, result: unknown = { rows: [1, 2, 3], nested: { ok: true } }): ToolResult {

@@ -1,7 +1,7 @@
 // Part of the conformance suite (test/store/conformance.ts): the audit report.
 import { describe, expect, it } from 'vitest';
 import type { CheckpointStore } from 'dualloop';
-import { envelope, event, policyEvent, runRecord, T0, taskResult, workflowResult } from './builders.js';
+import { event, history, policyEvent, runRecord, T0, taskResult, workflowResult } from './builders.js';
 
 export function describeAuditConformance(current: () => CheckpointStore): void {
   describe('audit', () => {
@@ -11,11 +11,11 @@ export function describeAuditConformance(current: () => CheckpointStore): void {
       await store.appendEvent(event('run-a', 1));
       await store.appendEvent(policyEvent('run-a', 2, 'allow', 'read-only tool'));
       await store.appendEvent(policyEvent('run-a', 3, 'require_approval', 'deploys need a human'));
-      await store.saveCheckpoint(envelope('run-a', 2, 'turn', 1));
+      for (const entry of history('run-a').slice(0, 3)) await store.saveCheckpoint(entry);
       const report = await store.audit('run-a');
       expect(report).toMatchObject({ runId: 'run-a', name: 'nightly', createdAt: T0, status: 'incomplete', events: 3 });
       expect(report?.workflow.stop).toBeUndefined();
-      expect(report?.workflow.metrics).toEqual(envelope('run-a', 2, 'turn', 1).progress.metrics);
+      expect(report?.workflow.metrics).toEqual(history('run-a')[1]!.snapshot!.metrics);
       expect(report?.tasks.map((task) => [task.taskId, task.stop.reason])).toEqual([['task-1', 'planner_stopped']]);
       expect(report?.active).toEqual({
         taskId: 'task-2',
@@ -54,7 +54,7 @@ export function describeAuditConformance(current: () => CheckpointStore): void {
       const bound = { name: 'maxTurns', limit: 3, value: 3 };
       const tasks = [taskResult(0), taskResult(1, 'max_turns', bound)];
       const result = { ...workflowResult('run-a', 'max_turns', tasks), stop: { ...tasks[1]!.stop } };
-      await store.saveCheckpoint(envelope('run-a', 3, 'turn', 1));
+      for (const entry of history('run-a').slice(0, 3)) await store.saveCheckpoint(entry);
       await store.saveResult(result);
       const report = await store.audit('run-a');
       expect(report?.status).toBe('finished');

@@ -1,7 +1,7 @@
 // Part of the conformance suite (test/store/conformance.ts): a real run through the kernel.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createKernel, defineTool, type CheckpointStore } from 'dualloop';
+import { createKernel, defineTool, readCheckpoint, type CheckpointStore } from 'dualloop';
 import { collectRun, manualClock, scriptedModel } from 'dualloop/testing';
 
 const lookup = defineTool({
@@ -38,8 +38,15 @@ export function describeKernelConformance(current: () => CheckpointStore): void 
       expect(await store.getToolResult('kernel-run', 'call-b')).toMatchObject({ result: { word: 'run', length: 3 } });
       expect(await store.loadResult('kernel-run')).toEqual(JSON.parse(JSON.stringify(result)));
 
-      const checkpoint = (await store.loadCheckpoint('kernel-run')) as { kind: string; progress: { results: unknown[] }; eventSeq: number };
-      expect(checkpoint).toMatchObject({ kind: 'task', progress: { results: [{ taskId: 'task-1' }, { taskId: 'task-2' }] } });
+      const checkpoint = await readCheckpoint(store, 'kernel-run');
+      expect(checkpoint).toMatchObject({ kind: 'task', sequence: 4, progress: { results: [{ taskId: 'task-1' }, { taskId: 'task-2' }] } });
+      expect(checkpoint?.progress.results).toEqual(JSON.parse(JSON.stringify(result.tasks)));
+      expect((await store.listCheckpoints('kernel-run')).map((line) => [line.sequence, line.kind, line.taskId, line.turn, line.tasksDone])).toEqual([
+        [1, 'turn', 'task-1', 1, 0],
+        [2, 'task', 'task-1', undefined, 1],
+        [3, 'turn', 'task-2', 1, 1],
+        [4, 'task', 'task-2', undefined, 2],
+      ]);
       expect(logged.filter((event) => event.type === 'checkpoint_saved').map((event) => event.kind)).toEqual(['turn', 'task', 'turn', 'task']);
 
       const report = await store.audit('kernel-run');

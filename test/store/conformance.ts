@@ -10,7 +10,8 @@ import type { CheckpointStore, MaybePromise } from 'dualloop';
 import { describeAuditConformance } from './conformance-audit.js';
 import { describeKernelConformance } from './conformance-kernel.js';
 import { describeLeaseConformance } from './conformance-leases.js';
-import { envelope, event, runRecord, T0, taskResult, toolResult, workflowResult } from './builders.js';
+import { describeHistoryConformance } from './conformance-history.js';
+import { event, runRecord, T0, taskEntry, taskResult, toolResult, workflowResult } from './builders.js';
 
 export type StoreFactory = () => MaybePromise<CheckpointStore>;
 
@@ -82,7 +83,7 @@ export function describeCheckpointStore(name: string, makeStore: StoreFactory): 
       it('refuses writes for an unknown run, naming it', async () => {
         const store = current();
         const writes: (() => unknown)[] = [
-          () => store.saveCheckpoint(envelope('ghost', 1)),
+          () => store.saveCheckpoint(taskEntry('ghost', 1)),
           () => store.recordToolResult('ghost', toolResult('call-1')),
           () => store.appendEvent(event('ghost', 1)),
           () => store.saveResult(workflowResult('ghost')),
@@ -94,31 +95,6 @@ export function describeCheckpointStore(name: string, makeStore: StoreFactory): 
           expect(error.message).toContain('ghost');
         }
         expect(await store.getRun('ghost')).toBeUndefined();
-      });
-    });
-
-    describe('checkpoints', () => {
-      it('returns nothing before the first checkpoint, then always the latest one', async () => {
-        const store = current();
-        await store.createRun(runRecord('run-a'));
-        expect(await store.loadCheckpoint('run-a')).toBeUndefined();
-        await store.saveCheckpoint(envelope('run-a', 1, 'task'));
-        expect(await store.loadCheckpoint('run-a')).toEqual(envelope('run-a', 1, 'task'));
-        await store.saveCheckpoint(envelope('run-a', 2, 'turn'));
-        await store.saveCheckpoint(envelope('run-a', 3, 'turn'));
-        expect(await store.loadCheckpoint('run-a')).toEqual(envelope('run-a', 3, 'turn'));
-        await store.saveCheckpoint(envelope('run-a', 4, 'task', 2));
-        expect(await store.loadCheckpoint('run-a')).toEqual(envelope('run-a', 4, 'task', 2));
-      });
-
-      it('keeps each run its own checkpoint', async () => {
-        const store = current();
-        await store.createRun(runRecord('run-a'));
-        await store.createRun(runRecord('run-b'));
-        await store.saveCheckpoint(envelope('run-a', 5, 'turn'));
-        await store.saveCheckpoint(envelope('run-b', 1, 'task'));
-        expect(await store.loadCheckpoint('run-a')).toEqual(envelope('run-a', 5, 'turn'));
-        expect(await store.loadCheckpoint('run-b')).toEqual(envelope('run-b', 1, 'task'));
       });
     });
 
@@ -209,7 +185,7 @@ export function describeCheckpointStore(name: string, makeStore: StoreFactory): 
         await store.createRun(runRecord('tie-1', { createdAt: T0 + 10, name: 'named' }));
         await store.createRun(runRecord('tie-2', { createdAt: T0 + 10 }));
         await store.createRun(runRecord('new', { createdAt: T0 + 20 }));
-        await store.saveCheckpoint(envelope('tie-1', 1, 'task', 1));
+        await store.saveCheckpoint(taskEntry('tie-1', 1, 1));
         await store.saveResult(workflowResult('old', 'max_turns'));
         const runs = await store.listRuns();
         expect(runs.map((run) => run.runId)).toEqual(['new', 'tie-2', 'tie-1', 'old']);
@@ -236,6 +212,7 @@ export function describeCheckpointStore(name: string, makeStore: StoreFactory): 
       });
     });
 
+    describeHistoryConformance(current);
     describeLeaseConformance(current);
     describeAuditConformance(current);
     describeKernelConformance(current);

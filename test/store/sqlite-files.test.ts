@@ -2,10 +2,11 @@ import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, RunError, sqliteStore, StoreError } from 'dualloop';
+import { ConfigError, readCheckpoint, RunError, sqliteStore, StoreError } from 'dualloop';
 import { APPLICATION_ID, openDatabase, SCHEMA_VERSION } from '../../src/checkpoint/sqlite-schema.js';
-import { envelope, event, runRecord, T0, toolResult, workflowResult } from './builders.js';
+import { asStored, event, history, runRecord, taskEntry, taskResult, turnEntry, T0, toolResult, workflowResult } from './builders.js';
 import { useTempDir } from './temp-dir.js';
+import { FIXTURE_RUN_ID, fixtureText, writeVersion1File } from '../checkpoint/fixtures.js';
 
 const directory = useTempDir();
 
@@ -24,8 +25,8 @@ function populatedFile(path: string, events = 3): void {
   store.createRun(runRecord('run-a', { name: 'kept' }));
   for (let seq = 1; seq <= events; seq += 1) store.appendEvent(event('run-a', seq));
   store.recordToolResult('run-a', toolResult('call-1'));
-  store.saveCheckpoint(envelope('run-a', 1, 'task'));
-  store.saveCheckpoint(envelope('run-a', 2, 'turn'));
+  store.saveCheckpoint(taskEntry('run-a', 1));
+  store.saveCheckpoint(turnEntry('run-a', 2, 1));
   store.saveResult(workflowResult('run-a', 'awaiting_approval'));
   store.acquireLease('run-a', 'holder-a', 30_000, T0);
   store.close();
@@ -48,7 +49,7 @@ describe('sqliteStore files', () => {
     expect(store.getRun('run-a')).toEqual(runRecord('run-a', { name: 'kept' }));
     expect(store.readEvents('run-a')).toEqual([1, 2, 3].map((seq) => event('run-a', seq)));
     expect(store.getToolResult('run-a', 'call-1')).toEqual(toolResult('call-1'));
-    expect(store.loadCheckpoint('run-a')).toEqual(envelope('run-a', 2, 'turn'));
+    expect(store.loadCheckpoint('run-a')).toEqual({ results: [taskResult(0)], entries: [asStored(taskEntry('run-a', 1)), asStored(turnEntry('run-a', 2, 1))] });
     expect(store.loadResult('run-a')).toEqual(workflowResult('run-a', 'awaiting_approval'));
     expect(store.acquireLease('run-a', 'holder-b', 30_000, T0 + 1)).toMatchObject({ acquired: false, holder: 'holder-a' });
     store.appendEvent(event('run-a', 4));
@@ -129,7 +130,7 @@ describe('sqliteStore files', () => {
     const path = join(directory(), 'runs.db');
     populatedFile(path);
     const database = new DatabaseSync(path);
-    database.exec(`UPDATE checkpoints SET body = '{"version": 1, "runId": "run-a", "progr' WHERE kind = 'turn'`);
+    database.exec(`UPDATE checkpoint_entries SET body = '{"version": 1, "runId": "run-a", "progr' WHERE kind = 'turn'`);
     database.exec(`UPDATE events SET body = 'not json' WHERE seq = 2`);
     database.close();
     const store = sqliteStore({ path });
@@ -173,6 +174,57 @@ describe('sqliteStore files', () => {
     expect(second.acquireLease('run-a', 'second', 30_000, T0 + 6)).toEqual({ acquired: true });
     first.close();
     second.close();
+  });
+});
+
+describe('sqliteStore checkpoint history on disk', () => {
+  it('migrates a file of schema version 1 in place: its checkpoints become version 1 snapshots of the history', () => {
+    const path = join(directory(), 'old.db');
+    writeVersion1File(path, 'v1-mid-task.json');
+    expect(pragma(path, 'user_version')).toBe(1);
+    const store = sqliteStore({ path });
+    expect(pragma(path, 'user_version')).toBe(SCHEMA_VERSION);
+    expect(store.listCheckpoints(FIXTURE_RUN_ID)).toEqual([{ sequence: 3, kind: 'turn', version: 1, savedAt: 1_700_000_000_000, eventSeq: 25, tasksDone: 1, snapshot: true }]);
+    expect(store.loadCheckpoint(FIXTURE_RUN_ID)).toEqual({ results: [], entries: [JSON.parse(fixtureText('v1-mid-task.json'))] });
+    store.close();
+  });
+
+  it('keeps `checkpoints` as a read-only view for SQL written against schema version 1', () => {
+    const path = join(directory(), 'runs.db');
+    const store = sqliteStore({ path });
+    store.createRun(runRecord('run-a'));
+    for (const entry of history('run-a').slice(0, 3)) store.saveCheckpoint(entry);
+    store.close();
+    const reader = new DatabaseSync(path, { readOnly: true });
+    const rows = reader.prepare('SELECT sequence, kind, tasks_done, body FROM checkpoints ORDER BY sequence').all() as { sequence: number; kind: string; tasks_done: number; body: string }[];
+    reader.close();
+    expect(rows.map((row) => [row.sequence, row.kind, row.tasks_done])).toEqual([
+      [1, 'turn', 0],
+      [2, 'task', 1],
+      [3, 'turn', 1],
+    ]);
+    expect(JSON.parse(rows[2]!.body)).toEqual({
+      version: 2,
+      runId: 'run-a',
+      kind: 'turn',
+      sequence: 3,
+      savedAt: history('run-a')[2]!.savedAt,
+      eventSeq: 30,
+      progress: { modelCallIndex: 3, results: [{ taskId: 'task-1' }] },
+    });
+  });
+
+  it('reports a missing entry as damage when the run is read, never as a fresh start', async () => {
+    const path = join(directory(), 'runs.db');
+    const store = sqliteStore({ path });
+    store.createRun(runRecord('run-a'));
+    for (const entry of history('run-a').slice(0, 4)) store.saveCheckpoint(entry);
+    const other = new DatabaseSync(path);
+    other.exec('DELETE FROM checkpoint_entries WHERE sequence = 3');
+    other.close();
+    await expect(readCheckpoint(store, 'run-a')).rejects.toMatchObject({ name: 'RunError', code: 'checkpoint_corrupt', message: expect.stringContaining('checkpoint #3 is missing before #4') });
+    expect(() => store.audit('run-a')).toThrow(expect.objectContaining({ code: 'checkpoint_corrupt' }));
+    store.close();
   });
 });
 

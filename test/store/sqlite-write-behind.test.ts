@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { sqliteStore, StoreError, type KernelEvent } from 'dualloop';
-import { envelope, event, runRecord, T0, toolResult, workflowResult } from './builders.js';
+import { asStored, event, runRecord, turnEntry, T0, toolResult, workflowResult } from './builders.js';
 import { useTempDir } from './temp-dir.js';
 
 /*
@@ -46,7 +46,7 @@ describe('sqliteStore event log durability', () => {
     const store = sqliteStore({ path });
     store.createRun(runRecord('run-a'));
     for (let seq = 1; seq <= 4; seq += 1) store.appendEvent(event('run-a', seq));
-    store.saveCheckpoint(envelope('run-a', 1, 'turn'));
+    store.saveCheckpoint(turnEntry('run-a', 1));
     expect(onDisk(path)).toEqual([1, 2, 3, 4]);
     store.close();
   });
@@ -70,7 +70,7 @@ describe('sqliteStore event log durability', () => {
     const store = sqliteStore({ path });
     store.createRun(runRecord('run-a'));
     store.recordToolResult('run-a', toolResult('call-1'));
-    store.saveCheckpoint(envelope('run-a', 1, 'turn'));
+    store.saveCheckpoint(turnEntry('run-a', 1));
     expect(toolResultsOnDisk(path)).toEqual(['call-1']);
     store.recordToolResult('run-a', toolResult('call-2'));
     await nextMacrotask();
@@ -122,7 +122,7 @@ describe('sqliteStore event log durability', () => {
     other.exec('BEGIN IMMEDIATE');
     let failure: unknown;
     try {
-      store.saveCheckpoint(envelope('run-a', 1, 'turn'));
+      store.saveCheckpoint(turnEntry('run-a', 1));
     } catch (error) {
       failure = error;
     }
@@ -134,9 +134,9 @@ describe('sqliteStore event log durability', () => {
     expect(store.loadCheckpoint('run-a')).toBeUndefined();
 
     store.appendEvent(event('run-a', 3));
-    store.saveCheckpoint(envelope('run-a', 2, 'turn'));
+    store.saveCheckpoint(turnEntry('run-a', 2));
     expect(onDisk(path)).toEqual([1, 2, 3]);
-    expect(store.loadCheckpoint('run-a')).toEqual(envelope('run-a', 2, 'turn'));
+    expect(store.loadCheckpoint('run-a')).toEqual({ results: [], entries: [asStored(turnEntry('run-a', 2))] });
     store.close();
   });
 
@@ -148,10 +148,10 @@ describe('sqliteStore event log durability', () => {
     first.createRun(runRecord('run-b'));
     first.appendEvent(event('run-a', 1));
     second.appendEvent(event('run-a', 1, 'warning'));
-    second.saveCheckpoint(envelope('run-a', 1, 'turn'));
-    expect(() => first.saveCheckpoint(envelope('run-a', 2, 'turn'))).toThrow(expect.objectContaining({ code: 'store_failed', message: expect.stringContaining('UNIQUE') }));
+    second.saveCheckpoint(turnEntry('run-a', 1));
+    expect(() => first.saveCheckpoint(turnEntry('run-a', 2))).toThrow(expect.objectContaining({ code: 'store_failed', message: expect.stringContaining('UNIQUE') }));
     first.appendEvent(event('run-b', 1));
-    first.saveCheckpoint(envelope('run-b', 1, 'turn'));
+    first.saveCheckpoint(turnEntry('run-b', 1));
     expect(first.readEvents('run-b')).toEqual([event('run-b', 1)]);
     expect(first.readEvents('run-a')).toEqual([event('run-a', 1, 'warning')]);
     expect(() => first.appendEvent(event('run-a', 1))).toThrow(expect.objectContaining({ code: 'event_out_of_order' }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKernel, memoryStore, runWorkflow } from 'dualloop';
+import { createKernel, memoryStore, readCheckpoint, runWorkflow } from 'dualloop';
 import { collectRun, scriptedModel } from 'dualloop/testing';
 import { eventsOfType } from '../support/kernel-fixtures.js';
 
@@ -43,7 +43,7 @@ describe('hybrid', () => {
     expect(third).toContain('1. [now] write the fix');
 
     // The last checkpoint (after the last step ran) holds the progress summary of every step before it.
-    const checkpoint = (await store.loadCheckpoint('hybrid-run')) as { progress: { strategy: { plan: { done: { summary: string }[] } } } };
+    const checkpoint = (await readCheckpoint(store, 'hybrid-run')) as unknown as { progress: { strategy: { plan: { done: { summary: string }[] } } } };
     expect(checkpoint.progress.strategy.plan.done.map((step) => step.summary)).toEqual([
       'the code is a parser in three files',
       'the bug is an off-by-one',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKernel, memoryStore, runWorkflow } from 'dualloop';
+import { createKernel, memoryStore, readCheckpoint, runWorkflow } from 'dualloop';
 import { collectRun, scriptedModel } from 'dualloop/testing';
 import { eventsOfType } from '../support/kernel-fixtures.js';
 
@@ -79,7 +79,7 @@ describe('plan_execute', () => {
       ['created', ['fetch the data', 'summarize']],
       ['revised', ['fetch the data from the mirror', 'summarize']],
     ]);
-    const checkpoint = (await store.loadCheckpoint('replan-once')) as { progress: { strategy: { plan: { replansUsed: number; version: number } } } };
+    const checkpoint = (await readCheckpoint(store, 'replan-once')) as unknown as { progress: { strategy: { plan: { replansUsed: number; version: number } } } };
     expect(checkpoint.progress.strategy.plan).toMatchObject({ replansUsed: 1, version: 2 });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKernel, memoryStore, type KernelEvent } from 'dualloop';
+import { createKernel, memoryStore, readCheckpoint, type KernelEvent } from 'dualloop';
 import { collectRun, scriptedModel, type ScriptStep } from 'dualloop/testing';
 import { countingTool, waitForEvent } from '../support/kernel-fixtures.js';
 
@@ -60,8 +60,8 @@ describe('plan strategies resume', () => {
     const run = createKernel({ model: executor([], 0), planner: scriptedModel([plan('a', 'b')]), store, strategy: 'plan_execute' }).start(['goal'], { runId: 'planned' });
     await waitForEvent(run, (event) => event.type === 'message_start');
 
-    const checkpoint = (await store.loadCheckpoint('planned')) as { kind: string; progress: { active?: unknown; metrics: { turns: number }; strategy: unknown } };
-    expect(checkpoint.kind).toBe('task');
+    const checkpoint = (await readCheckpoint(store, 'planned')) as unknown as { kind: string; progress: { active?: unknown; metrics: { turns: number }; strategy: unknown } };
+    expect(checkpoint.kind).toBe('select');
     expect(checkpoint.progress.active).toBeUndefined();
     expect(checkpoint.progress.metrics.turns).toBe(1);
     expect(checkpoint.progress.strategy).toMatchObject({

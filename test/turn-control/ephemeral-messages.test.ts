@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { createKernel, defineTool, memoryStore, type CheckpointEnvelope, type EphemeralMessages } from 'dualloop';
+import { createKernel, defineTool, memoryStore, type CheckpointEntry, type EphemeralMessages } from 'dualloop';
 import { collectRun, scriptedModel } from 'dualloop/testing';
 
 const clockTool = defineTool({ name: 'now', description: 'the time', parameters: z.object({}), execute: () => 'noon' });
 
-/** A memory store that also keeps every checkpoint it was given (the store keeps only the latest). */
+/** A memory store that also hands every checkpoint entry it was given to the test. */
 function recordingStore() {
   const store = memoryStore();
-  const saved: CheckpointEnvelope[] = [];
+  const saved: CheckpointEntry[] = [];
   return {
     saved,
     store: {
       ...store,
-      saveCheckpoint(envelope: CheckpointEnvelope) {
-        saved.push(envelope);
-        return store.saveCheckpoint(envelope);
+      saveCheckpoint(entry: CheckpointEntry) {
+        saved.push(entry);
+        return store.saveCheckpoint(entry);
       },
     },
   };
@@ -35,9 +35,9 @@ describe('ephemeralMessages', () => {
     expect(JSON.stringify(model.calls[1]!.messages)).not.toContain('EPHEMERAL turn 1');
 
     // Absent from everything kept: the turn checkpoint's transcript, the result, the event log.
-    const turnCheckpoints = saved.filter((envelope) => envelope.kind === 'turn');
+    const turnCheckpoints = saved.filter((entry) => entry.kind === 'turn');
     expect(turnCheckpoints.length).toBeGreaterThan(0);
-    expect(turnCheckpoints[0]!.progress.active!.point.progress.messages.length).toBeGreaterThan(1);
+    expect(turnCheckpoints[0]!.change.active!.messages.length).toBeGreaterThan(1);
     expect(JSON.stringify(saved)).not.toContain('EPHEMERAL');
     expect(JSON.stringify(result)).not.toContain('EPHEMERAL');
     expect(JSON.stringify(await store.readEvents(run.runId))).not.toContain('EPHEMERAL');

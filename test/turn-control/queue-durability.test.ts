@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { createKernel, defineTool, memoryStore, type Message, type WorkflowRun } from 'dualloop';
+import { createKernel, defineTool, memoryStore, readCheckpoint, type Message, type WorkflowRun } from 'dualloop';
 import { collectRun, scriptedModel } from 'dualloop/testing';
 import { userContents } from './helpers.js';
 
@@ -32,7 +32,7 @@ describe('queued messages survive an abort', () => {
     run = kernel.start(['do it'], { runId: 'queues-abort' });
     const first = await collectRun(run);
     expect(first.result.stop.reason).toBe('context_canceled');
-    const checkpoint = (await store.loadCheckpoint('queues-abort')) as { progress: { queues: unknown } };
+    const checkpoint = (await readCheckpoint(store, 'queues-abort')) as unknown as { progress: { queues: unknown } };
     expect(checkpoint.progress.queues).toMatchObject({
       steering: [{ content: 'steer: prefer the cache' }],
       followUp: [{ content: 'follow-up: write a summary' }],

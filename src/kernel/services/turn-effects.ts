@@ -2,7 +2,6 @@ import { fromPromise } from 'xstate';
 import type { CompactionCheck, CompactorInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
 import type { Message } from '../../contracts/messages.js';
-import { nextEnvelope } from '../../checkpoint/envelope-for.js';
 import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
 import type { KernelDeps } from '../kernel-deps.js';
@@ -16,21 +15,12 @@ export function createReport(registry: RunRegistry) {
 }
 
 /**
- * NEXT_TURN's `saveTurnCheckpoint`: the last task checkpoint extended with the running task's
- * resume point. Synchronous stores write before the next turn starts; a failure ends the task `error`.
+ * NEXT_TURN's `saveTurnCheckpoint`: the intent goes to the run's checkpoint writer, which appends
+ * the turn's entry. Synchronous stores write before the next turn starts; a failure ends the task `error`.
  */
 export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry) {
   return ({ self }: { self: { send: (event: { type: 'CHECKPOINT_FAILED'; message: string; at: number }) => void } }, checkpoint: TurnCheckpoint) => {
     const run = runtimeOf(registry, checkpoint.runId);
-    const store = run.store;
-    const progress = {
-      ...run.latestProgress,
-      queues: checkpoint.point.queues,
-      modelCallIndex: checkpoint.point.modelCallIndex,
-      elapsedMs: run.latestProgress.elapsedMs + checkpoint.point.progress.elapsedMs,
-      active: { task: checkpoint.task, point: checkpoint.point },
-    };
-    const envelope = nextEnvelope(run, 'turn', progress, deps.clock.now());
     const saved = () =>
       run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId: checkpoint.task.id, taskIndex: checkpoint.task.index, turn: checkpoint.point.progress.turns.length });
     const failed = (error: unknown) => {
@@ -38,7 +28,7 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
       self.send({ type: 'CHECKPOINT_FAILED', message: describeError(error), at: deps.clock.now() });
     };
     try {
-      const pending = store.saveCheckpoint(envelope);
+      const pending = run.checkpoints.turn(checkpoint);
       if (pending instanceof Promise) pending.then(saved, failed);
       else saved();
     } catch (error) {

@@ -1,5 +1,4 @@
 import { fromPromise } from 'xstate';
-import { nextEnvelope } from '../../checkpoint/envelope-for.js';
 import { pickStop, type StopCondition } from '../../contracts/stop.js';
 import type {
   CheckpointInput,
@@ -69,12 +68,11 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
   });
 }
 
-/** CHECKPOINT: the workflow progress after a task, as a versioned envelope. */
+/** CHECKPOINT: the workflow progress after a task goes to the run's checkpoint writer. */
 export function createCheckpointer(deps: KernelDeps, registry: RunRegistry) {
   return fromPromise<{ at: number }, CheckpointInput>(async ({ input }) => {
     const run = runtimeOf(registry, input.runId);
-    run.latestProgress = input.progress;
-    await run.store.saveCheckpoint(nextEnvelope(run, 'task', input.progress, deps.clock.now()));
+    await run.checkpoints.task(input.progress, input.task);
     run.emit({ type: 'checkpoint_saved', kind: 'task', taskId: input.task.taskId, taskIndex: input.task.index });
     return { at: deps.clock.now() };
   });

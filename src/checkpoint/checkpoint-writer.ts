@@ -1,0 +1,169 @@
+/**
+ * The one module that writes a run's checkpoints (ADR/0120). The machines emit intents — a turn
+ * went on (NEXT_TURN), a task ended (CHECKPOINT), a strategy planned (TASK_SELECT) — and the
+ * writer turns each into the next entry of the run's history: it numbers the entries, computes
+ * each one's change against the last durable state, decides when to add a snapshot, and hands
+ * the entries to the store one at a time, in order. A store that answers synchronously is written
+ * before the intent returns; one that answers with promises gets the next entry only after the
+ * previous one settled. A failed write leaves the durable state as it was, so the next entry
+ * still describes the change from what the store holds.
+ */
+import { CHECKPOINT_VERSION, type CheckpointEntry, type CheckpointKind } from '../contracts/checkpoint.js';
+import { EMPTY_QUEUES } from '../contracts/queues.js';
+import { EMPTY_METRICS, type TaskResult } from '../contracts/results.js';
+import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
+import type { TurnCheckpoint } from '../contracts/turn-protocol.js';
+import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { changeBetween, snapshotOf } from './entry-change.js';
+import type { RebuiltCheckpoint } from './read-checkpoints.js';
+
+/**
+ * A turn entry carries a snapshot when at least this many entries, and at least as many as the
+ * running task had turns at the last snapshot, came after that snapshot: snapshots double in
+ * spacing as a task grows, so their bytes stay within the turn entries' own, and a resume reads
+ * one snapshot and at most this many entries (or the task's length) after it.
+ */
+export const SNAPSHOT_MIN_ENTRIES = 64;
+
+export const EMPTY_PROGRESS: WorkflowProgress = Object.freeze({ results: [], metrics: EMPTY_METRICS, queues: EMPTY_QUEUES, modelCallIndex: 0, elapsedMs: 0 });
+
+export interface CheckpointWriterOptions {
+  readonly runId: string;
+  readonly store: CheckpointStore;
+  readonly now: () => number;
+  /** The seq of the last event the run emitted. */
+  readonly lastEventSeq: () => number;
+  /** Where a resumed run continues from; a new run starts empty. */
+  readonly base?: RebuiltCheckpoint;
+  /** The progress the run starts from (a resume's, with queue changes replayed); turn entries extend it. */
+  readonly progress?: WorkflowProgress;
+}
+
+type Position = CheckpointEntry['position'];
+
+interface Intent {
+  readonly kind: CheckpointKind;
+  readonly target: WorkflowProgress;
+  readonly position: Position;
+  readonly savedAt: number;
+  readonly eventSeq: number;
+}
+
+export class CheckpointWriter {
+  /** The workflow as of the last task boundary or strategy pick: what each turn entry extends. */
+  private workflow: WorkflowProgress;
+  /** The state the store holds, as of the last entry it accepted. */
+  private durable: WorkflowProgress;
+  private sequence: number;
+  private legacyBase: boolean;
+  private sinceSnapshot: number;
+  private snapshotTurns: number;
+  private tail: Promise<unknown> | undefined;
+
+  constructor(private readonly options: CheckpointWriterOptions) {
+    const { base } = options;
+    this.durable = base?.view.progress ?? EMPTY_PROGRESS;
+    this.workflow = options.progress ?? this.durable;
+    this.sequence = base?.view.sequence ?? 0;
+    this.legacyBase = base?.legacyBase ?? false;
+    this.sinceSnapshot = base?.sinceSnapshot ?? 0;
+    this.snapshotTurns = base?.snapshotTurns ?? 0;
+  }
+
+  /** NEXT_TURN: the running task after a turn it goes on from. */
+  turn(checkpoint: TurnCheckpoint): MaybePromise<void> {
+    const { point, task } = checkpoint;
+    const base = this.workflow;
+    const target: WorkflowProgress = {
+      results: base.results,
+      metrics: base.metrics,
+      queues: point.queues,
+      modelCallIndex: point.modelCallIndex,
+      elapsedMs: base.elapsedMs + point.progress.elapsedMs,
+      active: { task, point },
+      ...(base.strategy === undefined ? {} : { strategy: base.strategy }),
+    };
+    return this.submit('turn', target, { taskId: task.id, taskIndex: task.index, turn: point.progress.turns.length });
+  }
+
+  /** CHECKPOINT: the workflow after a task ended; `task` is its result. */
+  task(progress: WorkflowProgress, task: TaskResult): MaybePromise<void> {
+    this.workflow = progress;
+    return this.submit('task', progress, { taskId: task.taskId, taskIndex: task.index });
+  }
+
+  /**
+   * TASK_SELECT: a strategy's new state (a plan, what its model calls spent). Turn entries carry it
+   * from now on; `save` writes it at once (a model was called: a resume must not plan again).
+   */
+  select(progress: WorkflowProgress, save: boolean): MaybePromise<void> {
+    this.workflow = progress;
+    return save ? this.submit('select', progress, {}) : undefined;
+  }
+
+  private submit(kind: CheckpointKind, target: WorkflowProgress, position: Position): MaybePromise<void> {
+    const intent: Intent = { kind, target, position, savedAt: this.options.now(), eventSeq: this.options.lastEventSeq() };
+    if (this.tail === undefined) {
+      const written = this.write(intent);
+      if (written instanceof Promise) this.track(written);
+      return written;
+    }
+    // An earlier entry is still on its way to the store: this one follows it, whatever its outcome.
+    const written = this.tail.then(() => this.write(intent));
+    this.track(written);
+    return written;
+  }
+
+  private track(written: Promise<void>): void {
+    const settled = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tail = settled;
+    void settled.then(() => {
+      if (this.tail === settled) this.tail = undefined;
+    });
+  }
+
+  private write(intent: Intent): MaybePromise<void> {
+    const entry = this.entryFor(intent);
+    const pending = this.options.store.saveCheckpoint(entry);
+    if (pending instanceof Promise) return pending.then(() => this.accepted(entry, intent.target));
+    this.accepted(entry, intent.target);
+    return undefined;
+  }
+
+  private entryFor({ kind, target, position, savedAt, eventSeq }: Intent): CheckpointEntry {
+    const committed = this.durable.results.length;
+    if (target.results.length < committed) {
+      throw new Error(`internal: run ${this.options.runId} would un-commit task results (${target.results.length} < ${committed})`);
+    }
+    const snapshot = this.legacyBase || kind !== 'turn' || this.sinceSnapshot + 1 >= Math.max(SNAPSHOT_MIN_ENTRIES, this.snapshotTurns);
+    return {
+      version: CHECKPOINT_VERSION,
+      runId: this.options.runId,
+      sequence: this.sequence + 1,
+      kind,
+      savedAt,
+      eventSeq,
+      position,
+      tasksDone: target.results.length,
+      // After a version 1 checkpoint the store holds no result by position yet: this entry writes them all.
+      results: this.legacyBase ? target.results : target.results.slice(committed),
+      change: changeBetween(this.durable, target),
+      ...(snapshot ? { snapshot: snapshotOf(target) } : {}),
+    };
+  }
+
+  private accepted(entry: CheckpointEntry, target: WorkflowProgress): void {
+    this.durable = target;
+    this.sequence = entry.sequence;
+    this.legacyBase = false;
+    if (entry.snapshot === undefined) {
+      this.sinceSnapshot += 1;
+    } else {
+      this.sinceSnapshot = 0;
+      this.snapshotTurns = target.active?.point.progress.turns.length ?? 0;
+    }
+  }
+}

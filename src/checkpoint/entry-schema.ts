@@ -1,0 +1,67 @@
+/** Checkpoint format version 2: the schema of one history entry as read back from a store (ADR/0120). */
+import { z } from 'zod';
+import { MessageSchema } from '../contracts/message-schema.js';
+import {
+  ActiveTaskSchema,
+  MetricsSchema,
+  PendingTurnSchema,
+  QueuesSchema,
+  RepeatSchema,
+  TaskSpecSchema,
+  TurnResultSchema,
+  UsageSchema,
+} from './progress-schema.js';
+
+const count = z.number().int().nonnegative();
+
+const TranscriptPieceSchema = z.union([z.tuple([count, count]), MessageSchema]);
+
+const ActiveChangeSchema = z.object({
+  task: TaskSpecSchema.optional(),
+  messages: z.array(TranscriptPieceSchema),
+  turns: z.object({ keep: count, add: z.array(TurnResultSchema) }),
+  toolCalls: count,
+  usage: UsageSchema,
+  costUsd: z.number().nonnegative(),
+  elapsedMs: z.number().nonnegative(),
+  repeat: RepeatSchema,
+  followUpDue: z.boolean(),
+  pending: PendingTurnSchema.optional(),
+  queues: QueuesSchema.optional(),
+  delivered: z.array(z.number().int()),
+  modelCallIndex: count,
+});
+
+const ChangeSchema = z.object({
+  modelCallIndex: count,
+  elapsedMs: z.number().nonnegative(),
+  queues: QueuesSchema,
+  metrics: MetricsSchema.optional(),
+  strategy: z.unknown().optional(),
+  active: ActiveChangeSchema.nullable().optional(),
+});
+
+const SnapshotSchema = z.object({
+  metrics: MetricsSchema,
+  queues: QueuesSchema,
+  modelCallIndex: count,
+  elapsedMs: z.number().nonnegative(),
+  strategy: z.unknown().optional(),
+  active: ActiveTaskSchema.optional(),
+});
+
+/** An entry as a store keeps it: its committed results may be left out (the store keeps them by position). */
+export const EntryV2Schema = z.object({
+  version: z.literal(2),
+  runId: z.string().min(1),
+  sequence: z.number().int().positive(),
+  kind: z.enum(['turn', 'task', 'select']),
+  savedAt: z.number(),
+  eventSeq: count,
+  position: z.object({ taskId: z.string().optional(), taskIndex: count.optional(), turn: z.number().int().positive().optional() }),
+  tasksDone: count,
+  change: ChangeSchema,
+  snapshot: SnapshotSchema.optional(),
+});
+
+export type StoredEntry = z.infer<typeof EntryV2Schema>;

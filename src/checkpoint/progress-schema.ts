@@ -1,0 +1,102 @@
+/**
+ * Zod schemas of the run state that checkpoints carry (both versions): read back from a store,
+ * never trusted. The entry and envelope schemas are built from these.
+ */
+import { z } from 'zod';
+import { InnerBoundsSchema } from '../contracts/bounds.js';
+import { MessageSchema, ToolCallSchema } from '../contracts/message-schema.js';
+import { StopReason } from '../contracts/stop.js';
+
+export const UsageSchema = z.object({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() });
+
+export const StopConditionSchema = z.object({
+  reason: StopReason,
+  detail: z.string(),
+  bound: z.object({ name: z.string(), limit: z.number(), value: z.number() }).optional(),
+  at: z.number(),
+});
+
+export const TurnResultSchema = z.object({
+  turn: z.number().int().positive(),
+  assistantText: z.string(),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), result: z.unknown(), isError: z.boolean() })),
+  stop: StopConditionSchema.optional(),
+  usage: UsageSchema,
+  costUsd: z.number().nonnegative(),
+  runtimeMs: z.number().nonnegative(),
+});
+
+export const TaskResultSchema = z.object({
+  taskId: z.string(),
+  index: z.number().int().nonnegative(),
+  description: z.string(),
+  stop: StopConditionSchema,
+  turns: z.array(TurnResultSchema),
+  turnCount: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  output: z.string(),
+  usage: UsageSchema,
+  costUsd: z.number().nonnegative(),
+  runtimeMs: z.number().nonnegative(),
+  wrapUp: TurnResultSchema.optional(),
+});
+
+export const MetricsSchema = z.object({
+  workflowSteps: z.number().int().nonnegative(),
+  turns: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  runtimeMs: z.number().nonnegative(),
+});
+
+const QueuedSchema = z.object({ id: z.number().int(), content: z.string() });
+export const QueuesSchema = z.object({ steering: z.array(QueuedSchema), followUp: z.array(QueuedSchema) });
+
+export const TaskSpecSchema = z.object({
+  id: z.string().min(1),
+  index: z.number().int().nonnegative(),
+  description: z.string(),
+  bounds: InnerBoundsSchema,
+});
+
+const ModelResponseSchema = z.object({
+  type: z.literal('response'),
+  text: z.string(),
+  toolCalls: z.array(ToolCallSchema),
+  usage: UsageSchema,
+  costUsd: z.number().nonnegative(),
+  finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']),
+  warnings: z.array(z.string()).optional(),
+});
+
+export const RepeatSchema = z.object({ key: z.string(), count: z.number().int().nonnegative() });
+export const PendingTurnSchema = z.object({ turn: z.number().int().positive(), response: ModelResponseSchema });
+
+const ResumePointSchema = z.object({
+  progress: z.object({
+    messages: z.array(MessageSchema),
+    turns: z.array(TurnResultSchema),
+    toolCalls: z.number().int().nonnegative(),
+    usage: UsageSchema,
+    costUsd: z.number().nonnegative(),
+    elapsedMs: z.number().nonnegative(),
+    repeat: RepeatSchema,
+    followUpDue: z.boolean(),
+    pending: PendingTurnSchema.optional(),
+  }),
+  queues: QueuesSchema,
+  delivered: z.array(z.number().int()),
+  modelCallIndex: z.number().int().nonnegative(),
+});
+
+export const ActiveTaskSchema = z.object({ task: TaskSpecSchema, point: ResumePointSchema });
+
+/** Describes the first few issues of a failed parse: `path: message; …`. */
+export function describeIssues(error: z.ZodError, prefix = ''): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${[prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+}
