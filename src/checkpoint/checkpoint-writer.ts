@@ -9,11 +9,10 @@
  * still describes the change from what the store holds.
  */
 import { CHECKPOINT_VERSION, type CheckpointEntry, type CheckpointKind } from '../contracts/checkpoint.js';
-import { EMPTY_QUEUES } from '../contracts/queues.js';
-import { EMPTY_METRICS, type TaskResult } from '../contracts/results.js';
+import type { TaskResult } from '../contracts/results.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
 import type { TurnCheckpoint } from '../contracts/turn-protocol.js';
-import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { EMPTY_PROGRESS, type WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { changeBetween, snapshotOf } from './entry-change.js';
 import type { RebuiltCheckpoint } from './read-checkpoints.js';
 
@@ -24,8 +23,6 @@ import type { RebuiltCheckpoint } from './read-checkpoints.js';
  * one snapshot and at most this many entries (or the task's length) after it.
  */
 export const SNAPSHOT_MIN_ENTRIES = 64;
-
-export const EMPTY_PROGRESS: WorkflowProgress = Object.freeze({ results: [], metrics: EMPTY_METRICS, queues: EMPTY_QUEUES, modelCallIndex: 0, elapsedMs: 0 });
 
 export interface CheckpointWriterOptions {
   readonly runId: string;

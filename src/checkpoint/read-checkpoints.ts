@@ -7,9 +7,8 @@
  */
 import type { ActiveChange, CheckpointChange, CheckpointView } from '../contracts/checkpoint.js';
 import { CHECKPOINT_VERSION } from '../contracts/checkpoint.js';
-import { EMPTY_QUEUES } from '../contracts/queues.js';
-import { EMPTY_METRICS, type TaskResult } from '../contracts/results.js';
-import type { ActiveTask, WorkflowProgress } from '../contracts/workflow-protocol.js';
+import type { TaskResult } from '../contracts/results.js';
+import { EMPTY_PROGRESS, type ActiveTask, type WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { EnvelopeV1Schema } from './envelope-v1.js';
 import { EntryV2Schema } from './entry-schema.js';
 import { describeIssues, TaskResultSchema } from './progress-schema.js';
@@ -28,8 +27,6 @@ export interface RebuiltCheckpoint {
 }
 
 type Outcome = { readonly ok: true; readonly checkpoint: RebuiltCheckpoint | undefined } | { readonly ok: false; readonly problem: CheckpointProblem };
-
-const EMPTY_PROGRESS: WorkflowProgress = { results: [], metrics: EMPTY_METRICS, queues: EMPTY_QUEUES, modelCallIndex: 0, elapsedMs: 0 };
 
 class Corrupt extends Error {
   constructor(

@@ -3,8 +3,8 @@
  * composition root provides to it.
  */
 import type { OuterBounds } from './bounds.js';
-import type { MessageQueues, QueuedMessage, QueueName } from './queues.js';
-import type { TaskResult, WorkflowMetrics } from './results.js';
+import { EMPTY_QUEUES, type MessageQueues, type QueuedMessage, type QueueName } from './queues.js';
+import { EMPTY_METRICS, type TaskResult, type WorkflowMetrics } from './results.js';
 import type { StopCondition } from './stop.js';
 import type { TaskResumePoint, TaskSpec, TurnSettings } from './turn-protocol.js';
 
@@ -32,6 +32,9 @@ export interface WorkflowProgress {
   /** Strategy state (plans, replans used); opaque to the machine. */
   readonly strategy?: unknown;
 }
+
+/** Where a new run starts: nothing done yet. */
+export const EMPTY_PROGRESS: WorkflowProgress = Object.freeze({ results: [], metrics: EMPTY_METRICS, queues: EMPTY_QUEUES, modelCallIndex: 0, elapsedMs: 0 });
 
 export interface WorkflowInput {
   readonly runId: string;

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer } from '../contracts/policy.js';
-import { EMPTY_METRICS } from '../contracts/results.js';
-import { EMPTY_QUEUES } from '../contracts/queues.js';
-import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { EMPTY_PROGRESS } from '../contracts/workflow-protocol.js';
 import type { RunRecord } from '../contracts/store.js';
 import { ConfigError, RunError, describeError } from '../errors.js';
 import { createStrategy } from '../strategies/registry.js';
@@ -59,7 +57,6 @@ function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): 
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
-const EMPTY_PROGRESS: WorkflowProgress = { results: [], metrics: EMPTY_METRICS, queues: EMPTY_QUEUES, modelCallIndex: 0, elapsedMs: 0 };
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /**
