@@ -1,16 +1,7 @@
 /** Checkpoint format version 2: the schema of one history entry as read back from a store (ADR/0120). */
 import { z } from 'zod';
 import { MessageSchema } from '../contracts/message-schema.js';
-import {
-  ActiveTaskSchema,
-  MetricsSchema,
-  PendingTurnSchema,
-  QueuesSchema,
-  RepeatSchema,
-  TaskSpecSchema,
-  TurnResultSchema,
-  UsageSchema,
-} from './progress-schema.js';
+import { ActiveTaskSchema, MetricsSchema, QueuesSchema, TaskCountersShape, TaskSpecSchema, TurnResultSchema } from './progress-schema.js';
 
 const count = z.number().int().nonnegative();
 
@@ -20,13 +11,7 @@ const ActiveChangeSchema = z.object({
   task: TaskSpecSchema.optional(),
   messages: z.array(TranscriptPieceSchema),
   turns: z.object({ keep: count, add: z.array(TurnResultSchema) }),
-  toolCalls: count,
-  usage: UsageSchema,
-  costUsd: z.number().nonnegative(),
-  elapsedMs: z.number().nonnegative(),
-  repeat: RepeatSchema,
-  followUpDue: z.boolean(),
-  pending: PendingTurnSchema.optional(),
+  ...TaskCountersShape,
   queues: QueuesSchema.optional(),
   delivered: z.array(z.number().int()),
   modelCallIndex: count,

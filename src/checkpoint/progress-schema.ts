@@ -71,21 +71,22 @@ const ModelResponseSchema = z.object({
   warnings: z.array(z.string()).optional(),
 });
 
-export const RepeatSchema = z.object({ key: z.string(), count: z.number().int().nonnegative() });
-export const PendingTurnSchema = z.object({ turn: z.number().int().positive(), response: ModelResponseSchema });
+const RepeatSchema = z.object({ key: z.string(), count: z.number().int().nonnegative() });
+const PendingTurnSchema = z.object({ turn: z.number().int().positive(), response: ModelResponseSchema });
+
+/** A task's counters: everything in its progress but the transcript and the turn results. */
+export const TaskCountersShape = {
+  toolCalls: z.number().int().nonnegative(),
+  usage: UsageSchema,
+  costUsd: z.number().nonnegative(),
+  elapsedMs: z.number().nonnegative(),
+  repeat: RepeatSchema,
+  followUpDue: z.boolean(),
+  pending: PendingTurnSchema.optional(),
+};
 
 const ResumePointSchema = z.object({
-  progress: z.object({
-    messages: z.array(MessageSchema),
-    turns: z.array(TurnResultSchema),
-    toolCalls: z.number().int().nonnegative(),
-    usage: UsageSchema,
-    costUsd: z.number().nonnegative(),
-    elapsedMs: z.number().nonnegative(),
-    repeat: RepeatSchema,
-    followUpDue: z.boolean(),
-    pending: PendingTurnSchema.optional(),
-  }),
+  progress: z.object({ messages: z.array(MessageSchema), turns: z.array(TurnResultSchema), ...TaskCountersShape }),
   queues: QueuesSchema,
   delivered: z.array(z.number().int()),
   modelCallIndex: z.number().int().nonnegative(),

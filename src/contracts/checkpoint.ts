@@ -9,9 +9,8 @@
 import type { Message } from './messages.js';
 import type { MessageQueues } from './queues.js';
 import type { TaskResult, TurnResult, WorkflowMetrics } from './results.js';
-import type { RepeatState, TaskSpec, TurnProgress } from './turn-protocol.js';
+import type { TaskSpec, TurnProgress } from './turn-protocol.js';
 import type { ActiveTask, WorkflowProgress } from './workflow-protocol.js';
-import type { Usage } from './usage.js';
 
 /** Current version of checkpoint entries; version 1 (whole-progress envelopes) is still read. */
 export const CHECKPOINT_VERSION = 2;
@@ -23,21 +22,16 @@ export const CHECKPOINT_VERSION = 2;
  */
 export type TranscriptPiece = readonly [from: number, to: number] | Message;
 
-/** How an entry changes the running task's resume point: counters in full, lists as changes. */
-export interface ActiveChange {
+/**
+ * How an entry changes the running task's resume point: its counters (everything in
+ * `TurnProgress` but the lists) in full, its lists as changes.
+ */
+export interface ActiveChange extends Omit<TurnProgress, 'messages' | 'turns'> {
   /** Present when this task is not the one the previous entry left running: its spec, and the lists start empty. */
   readonly task?: TaskSpec;
   readonly messages: readonly TranscriptPiece[];
   /** The turn results: the first `keep` of the previous ones, then `add`. */
   readonly turns: { readonly keep: number; readonly add: readonly TurnResult[] };
-  readonly toolCalls: number;
-  readonly usage: Usage;
-  readonly costUsd: number;
-  /** The task's active runtime so far. */
-  readonly elapsedMs: number;
-  readonly repeat: RepeatState;
-  readonly followUpDue: boolean;
-  readonly pending?: TurnProgress['pending'];
   /** The task's queues when they are not the workflow's (`queues` of the change). */
   readonly queues?: MessageQueues;
   readonly delivered: readonly number[];
