@@ -8,6 +8,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^dualloop\/testing$/, replacement: from('./src/testing/index.ts') },
+      { find: /^dualloop\/viewer$/, replacement: from('./src/viewer/index.ts') },
+      { find: /^dualloop\/inspect$/, replacement: from('./src/inspect/index.ts') },
       { find: /^dualloop$/, replacement: from('./src/index.ts') },
     ],
   },

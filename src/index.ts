@@ -81,5 +81,4 @@ export { EngineError, type EngineErrorCode } from './engine/engine-error.js';
 export { ENGINE_EVENT_TYPES } from './engine/types.js';
 export type { EngineAdapter, EngineEvent, EngineEventType, EngineInput, EngineMetrics, EngineOutput, EngineState } from './engine/types.js';
 export type { ConfigIssue } from './errors.js';
-export { createStatelyInspector, type StatelyInspector, type StatelyInspectorOptions } from './inspect/stately-inspector.js';
-export { startViewer, type Viewer, type ViewerOptions } from './viewer/viewer-server.js';
+// The viewer's server and the inspector bridge are at `dualloop/viewer` and `dualloop/inspect` (ADR 0122).

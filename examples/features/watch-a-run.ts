@@ -4,7 +4,9 @@
  * Run: `npm run build && node dist/examples/features/watch-a-run.js --wait` (Ctrl-C to stop)
  */
 import { fileURLToPath } from 'node:url';
-import { createKernel, createStatelyInspector, memoryStore, startViewer } from '../../src/index.js';
+import { createKernel, memoryStore } from '../../src/index.js';
+import { createStatelyInspector } from '../../src/inspect/index.js';
+import { startViewer } from '../../src/viewer/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 
 export async function main(log: (line: string) => void = console.log, keepServing?: Promise<unknown>): Promise<void> {

@@ -1,12 +1,12 @@
 import { DEFAULT_BOUNDS, resolveBounds, type Bounds } from '../contracts/bounds.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import { describeError } from '../errors.js';
-import { createStatelyInspector, type StatelyInspector } from '../inspect/stately-inspector.js';
+import { createStatelyInspector, type StatelyInspector } from '../inspect/index.js';
 import type { InspectObserver, KernelOptions } from '../kernel/options.js';
 import { applyBoundOverrides } from '../manifest/bound-overrides.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import { DEFAULT_HOST, isLoopback } from '../viewer/local-http.js';
-import { startViewer, type Viewer } from '../viewer/viewer-server.js';
+import { startViewer, type Viewer } from '../viewer/index.js';
 import { complain, type CommandIO } from './command-io.js';
 import type { LaunchRecord } from './launch-records.js';
 

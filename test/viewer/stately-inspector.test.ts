@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, createStatelyInspector, defineTool, memoryStore } from 'dualloop';
+import { createKernel, defineTool, memoryStore } from 'dualloop';
+import { createStatelyInspector } from 'dualloop/inspect';
 import { scriptedModel } from 'dualloop/testing';
 import { z } from 'zod';
 import { readEvents } from './sse-client.js';

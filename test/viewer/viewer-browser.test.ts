@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, defineTool, memoryStore, startViewer, type Viewer } from 'dualloop';
+import { createKernel, defineTool, memoryStore } from 'dualloop';
+import { startViewer, type Viewer } from 'dualloop/viewer';
 import { scriptedModel } from 'dualloop/testing';
 import { activeStates, foreignRequests, openBrowser, type TestBrowser } from './browser.js';
 import { pausePoints } from './pause-points.js';

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernel, memoryStore, startViewer, type Viewer } from 'dualloop';
+import { createKernel, memoryStore } from 'dualloop';
+import { startViewer, type Viewer } from 'dualloop/viewer';
 import { scriptedModel } from 'dualloop/testing';
 import { pausePoints } from './pause-points.js';
 import { readEvents } from './sse-client.js';

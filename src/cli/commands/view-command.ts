@@ -1,5 +1,5 @@
 import { displayPath } from '../../manifest/load-manifest.js';
-import { startViewer, type Viewer } from '../../viewer/viewer-server.js';
+import { startViewer, type Viewer } from '../../viewer/index.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { openExistingStore } from '../open-store.js';

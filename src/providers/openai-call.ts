@@ -1,0 +1,167 @@
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from 'openai';
+import type { ModelRequest, ModelResult } from '../contracts/model.js';
+import {
+  abortedFailure,
+  failure,
+  incompleteStreamFailure,
+  timeoutFailure,
+  toFailure,
+  type FailureContext,
+  type WireFault,
+} from './openai-errors.js';
+import { toWireMessages, toWireTools } from './openai-messages.js';
+import { PLACEHOLDER_API_KEY, type ResolvedOptions } from './openai-options.js';
+import { createStreamAssembler } from './openai-stream.js';
+import { costOf, type resolvePricing } from './pricing.js';
+
+/**
+ * The only module that imports the `openai` SDK. `openai-model.ts` loads it with a dynamic
+ * import on the first call, so `import('dualloop')` does not pay for the SDK (ADR 0122).
+ */
+
+/** Calls the model through one SDK client, created once per `openaiModel`. */
+export type OpenAICaller = (request: ModelRequest) => Promise<ModelResult>;
+
+export function createOpenAICaller(resolved: ResolvedOptions, pricing: ReturnType<typeof resolvePricing>, sdkLogging: boolean): OpenAICaller {
+  const client = createClient(resolved, sdkLogging);
+  return (request) => callModel(client, resolved, pricing, request);
+}
+
+function createClient(resolved: ResolvedOptions, sdkLogging: boolean): OpenAI {
+  // The SDK requires a bearer key. When the credential is an `api-key` header (Azure) the
+  // placeholder bearer is removed, so the server sees only the header it expects.
+  const credentialInHeaders = resolved.keySource === 'headers option';
+  const hasAuthorizationHeader = Object.keys(resolved.headers).some((name) => name.toLowerCase() === 'authorization');
+  return new OpenAI({
+    apiKey: resolved.apiKey ?? PLACEHOLDER_API_KEY,
+    baseURL: resolved.baseURL,
+    // Explicit nulls keep the SDK from reading OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_ADMIN_KEY:
+    // this adapter reads only the variables it documents.
+    organization: resolved.organization ?? null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    maxRetries: resolved.maxRetries,
+    timeout: resolved.timeoutMs,
+    defaultHeaders: {
+      ...resolved.headers,
+      ...(credentialInHeaders && !hasAuthorizationHeader ? { Authorization: null } : {}),
+    },
+    // A library must not write to the console on its own; OPENAI_LOG still turns SDK logging on.
+    ...(sdkLogging ? {} : { logLevel: 'off' as const }),
+  });
+}
+
+async function callModel(
+  client: OpenAI,
+  resolved: ResolvedOptions,
+  pricing: ReturnType<typeof resolvePricing>,
+  request: ModelRequest,
+): Promise<ModelResult> {
+  if (request.signal.aborted) return abortedFailure();
+  // One deadline for the whole call (retries and streaming included); the SDK's own timeout only
+  // covers each attempt up to the response headers.
+  const deadline = AbortSignal.timeout(resolved.timeoutMs);
+  const signal = AbortSignal.any([request.signal, deadline]);
+  const assembler = createStreamAssembler(request.callIndex);
+  let phase: FailureContext['phase'] = 'request';
+
+  try {
+    const stream = await client.chat.completions.create(
+      {
+        model: resolved.model,
+        messages: toWireMessages(request.messages),
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(request.tools.length > 0 ? { tools: toWireTools(request.tools) } : {}),
+        ...(resolved.temperature !== undefined ? { temperature: resolved.temperature } : {}),
+        ...(resolved.maxOutputTokens !== undefined ? { [resolved.maxOutputTokensParameter]: resolved.maxOutputTokens } : {}),
+      },
+      { signal },
+    );
+    phase = 'stream';
+    // The SDK ends this loop quietly when the signal aborts; the checks below tell why it ended.
+    for await (const chunk of stream) {
+      const delta = assembler.push(chunk);
+      if (delta !== '') emitDelta(request, delta);
+    }
+  } catch (error) {
+    if (request.signal.aborted) return abortedFailure();
+    if (deadline.aborted) return timeoutFailure(resolved.timeoutMs);
+    if (error instanceof CallbackError) {
+      return failure('internal_error', `onTextDelta threw: ${describe(error.cause)}`, resolved.secrets);
+    }
+    return toFailure(describeFault(error), { ...failureContext(resolved), phase });
+  }
+  if (request.signal.aborted) return abortedFailure();
+  if (deadline.aborted) return timeoutFailure(resolved.timeoutMs);
+
+  const answer = assembler.finish();
+  if (answer.finishReason === undefined) return incompleteStreamFailure(resolved.secrets);
+  const usage = answer.usage ?? { inputTokens: 0, outputTokens: 0 };
+  return {
+    type: 'response',
+    text: answer.text,
+    toolCalls: answer.toolCalls,
+    usage,
+    costUsd: costOf(usage, pricing),
+    finishReason: answer.finishReason,
+    ...(answer.warnings.length > 0 ? { warnings: answer.warnings } : {}),
+  };
+}
+
+/** Marks an exception thrown by the kernel's callback, so it is not mistaken for a network fault. */
+class CallbackError extends Error {
+  constructor(cause: unknown) {
+    super('onTextDelta threw', { cause });
+  }
+}
+
+function emitDelta(request: ModelRequest, delta: string): void {
+  try {
+    request.onTextDelta(delta);
+  } catch (error) {
+    throw new CallbackError(error);
+  }
+}
+
+function failureContext(resolved: ResolvedOptions): Omit<FailureContext, 'phase'> {
+  return {
+    keySource: resolved.keySource,
+    baseURL: resolved.baseURL,
+    maxRetries: resolved.maxRetries,
+    timeoutMs: resolved.timeoutMs,
+    secrets: resolved.secrets,
+  };
+}
+
+/** The only place that knows the SDK's error classes. Order matters: subclasses first. */
+function describeFault(error: unknown): WireFault {
+  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout' };
+  if (error instanceof APIUserAbortError) return { kind: 'other', message: 'the request was aborted' };
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause === undefined ? '' : ` (${describe(error.cause)})`;
+    return { kind: 'connection', message: `${error.message}${cause}` };
+  }
+  if (error instanceof APIError) {
+    const body = error.error as { message?: unknown } | undefined;
+    const message = typeof body?.message === 'string' ? body.message : error.message;
+    if (error.status === undefined) return { kind: 'stream_error', message };
+    return { kind: 'status', status: error.status, apiCode: typeof error.code === 'string' ? error.code : undefined, message };
+  }
+  if (error instanceof SyntaxError) return { kind: 'malformed', message: error.message };
+  return { kind: 'other', message: describe(error) };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message || error.name}${cause}`;
+  }
+  return String(error);
+}

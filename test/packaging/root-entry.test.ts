@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The built package, as users import it (npm test builds it first).
+const root = new URL('../../dist/src/', import.meta.url);
+
+/** The module URLs a fresh Node process resolves while importing `entry`, then calling `after`. */
+function modulesLoadedBy(entry: string, after = ''): string[] {
+  const script = `
+    import { registerHooks } from 'node:module';
+    const seen = [];
+    registerHooks({ resolve(specifier, context, next) { const resolved = next(specifier, context); seen.push(resolved.url); return resolved; } });
+    const entry = await import(${JSON.stringify(new URL(entry, root).href)});
+    ${after}
+    process.stdout.write(JSON.stringify(seen));
+  `;
+  const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('../../', import.meta.url)) });
+  expect(child.stderr).toBe('');
+  return JSON.parse(child.stdout) as string[];
+}
+
+const heavy = [/\/node_modules\/openai\//, /\/node_modules\/@statelyai\/inspect\//, /\/node_modules\/ws\//, /\/dist\/src\/viewer\//, /\/dist\/src\/inspect\//];
+
+describe('the root entry (ADR 0122)', () => {
+  it('loads neither the openai SDK, nor the inspector and ws, nor the viewer server', () => {
+    const loaded = modulesLoadedBy('index.js');
+    expect(loaded.some((url) => url.endsWith('/dist/src/index.js'))).toBe(true);
+    expect(loaded.filter((url) => heavy.some((pattern) => pattern.test(url)))).toEqual([]);
+  });
+
+  it('loads the openai SDK on the first call of an openaiModel, not when it is created', () => {
+    const created = modulesLoadedBy('index.js', `entry.openaiModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9' });`);
+    expect(created.some((url) => url.includes('/node_modules/openai/'))).toBe(false);
+    const called = modulesLoadedBy(
+      'index.js',
+      `const model = entry.openaiModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
+       const result = await model.call({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: AbortSignal.abort(), callIndex: 0, onTextDelta() {} });
+       if (result.type !== 'failure') throw new Error('expected a failure');`,
+    );
+    expect(called.some((url) => url.includes('/node_modules/openai/'))).toBe(true);
+  });
+
+  it('serves the viewer and the inspector from their own entries', () => {
+    expect(modulesLoadedBy('viewer/index.js').some((url) => url.endsWith('/dist/src/viewer/viewer-server.js'))).toBe(true);
+    expect(modulesLoadedBy('inspect/index.js').some((url) => url.includes('/node_modules/@statelyai/inspect/'))).toBe(true);
+  });
+});
