@@ -15,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds dist/ when it is missing or older than the sources (the CLI and package tests use it).
+    globalSetup: ['test/support/build-dist.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

@@ -1,3 +1,5 @@
+import { forcedTerminalSize, forceTerminal } from './forced-terminal.js';
+
 /** The process surface a command uses, so commands stay testable in-process. */
 export interface CommandIO {
   readonly stdout: NodeJS.WriteStream;
@@ -5,8 +7,11 @@ export interface CommandIO {
   readonly cwd: string;
 }
 
+/** The process's streams; stdout made a terminal when DUALLOOP_TERMINAL asks (checked by main first). */
 export function processIO(): CommandIO {
-  return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() };
+  const size = forcedTerminalSize();
+  const stdout = typeof size === 'object' && process.stdout.isTTY !== true ? forceTerminal(process.stdout, size) : process.stdout;
+  return { stdout, stderr: process.stderr, cwd: process.cwd() };
 }
 
 /** `dualloop: message` on stderr. */

@@ -14,6 +14,7 @@ import type { RunFlags } from './commands/run-command.js';
 import type { RunsFlags } from './commands/runs-command.js';
 import type { ViewFlags } from './commands/view-command.js';
 import { EXIT } from './exit-codes.js';
+import { forcedTerminalSize } from './forced-terminal.js';
 import { DEFAULT_STORE_PATH } from './open-store.js';
 import { packageVersion } from './package-version.js';
 
@@ -169,6 +170,11 @@ function pick<T extends object>(flags: Record<string, unknown>, names: Readonly<
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  const terminal = forcedTerminalSize();
+  if (typeof terminal === 'string') {
+    process.stderr.write(`dualloop: ${terminal}\n`);
+    return EXIT.usage;
+  }
   try {
     const { program, exitCode } = createProgram();
     await program.parseAsync(argv as string[]);

@@ -1,25 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-
-/** Debian's Chromium, which `.ci/run` installs. */
-export const CHROMIUM = '/usr/bin/chromium';
+import { chromiumLaunch } from '../support/chromium.js';
 
 /** Where the browser tests leave their screenshots (gitignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/viewer/', import.meta.url));
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 export interface TestBrowser {
   readonly page: Page;
@@ -32,17 +19,22 @@ export interface TestBrowser {
 }
 
 /**
- * Headless Chromium with a fresh profile, driven by playwright-core. A missing Chromium fails the
- * test (it never skips): the viewer's browser tests are part of the suite.
+ * Headless Chromium (from npm, or CHROMIUM_PATH) with a fresh profile, driven by playwright-core.
+ * A missing Chromium fails the test with one line saying how to get one (it never skips): the
+ * viewer's browser tests are part of the suite.
  */
 export async function openBrowser(): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing (${CHROMIUM}): install Debian's package with \`apt-get install -y chromium\` (.ci/run does it); the viewer's browser tests need it`);
-  }
+  const launch = await chromiumLaunch();
   const profile = mkdtempSync(join(tmpdir(), 'dualloop-chromium-'));
   let context: BrowserContext;
   try {
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1500, height: 1100 } });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: launch.executablePath,
+      headless: true,
+      args: [...launch.args],
+      env: { ...process.env, ...launch.env },
+      viewport: { width: 1500, height: 1100 },
+    });
   } catch (error) {
     rmSync(profile, { recursive: true, force: true });
     throw error;
