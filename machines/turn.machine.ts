@@ -91,10 +91,6 @@ const turnSetup = setup({
   actions: {
     report: (_, _event: KernelEventBody) => notProvided('report action'),
     saveTurnCheckpoint: (_, _checkpoint: TurnCheckpoint) => notProvided('saveTurnCheckpoint action'),
-    /** A service actor failed (it should answer with data instead): end the task `error`. */
-    stopOnServiceError: assign(({ context, event }) => ({
-      stop: { reason: 'error', detail: `internal: ${describeError((event as { error?: unknown }).error)}`, at: context.lastAt },
-    })),
   },
   guards: {
     needsCompaction: (_, _params: CompactionCheck) => notProvided('needsCompaction guard'),
@@ -102,6 +98,20 @@ const turnSetup = setup({
   delays: {
     taskDeadline: ({ context }) => remainingRuntimeMs(context),
   },
+});
+
+/** A service actor failed (it should answer with data instead): report it, then end the task `error`. */
+const stopOnServiceError = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
+  const detail = `internal: ${describeError((event as { error?: unknown }).error)}`;
+  queue({ type: 'report', params: { type: 'error', scope: 'internal', message: detail, taskId: context.task.id, taskIndex: context.task.index } });
+  queue.assign({ stop: { reason: 'error', detail, at: context.lastAt } });
+});
+
+/** The compactor threw: report it now; the turn's CHECK_STOP ends the task `error` with the same text. */
+const compactorFailed = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
+  const message = `compact threw: ${describeError((event as { error?: unknown }).error)}`;
+  queue({ type: 'report', params: { type: 'error', scope: 'compactor', message, taskId: context.task.id, taskIndex: context.task.index } });
+  queue.assign({ compacting: false, current: { ...context.current, failure: { scope: 'compactor', message } } });
 });
 
 /**
@@ -135,9 +145,9 @@ export const turnMachine = turnSetup.createMachine({
   id: 'turn',
   context: ({ input }) => initialTurnContext(input),
   invoke: [
-    { id: 'model', src: 'modelCaller', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: 'stopOnServiceError' } },
-    { id: 'tools', src: 'toolRunner', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: 'stopOnServiceError' } },
-    { id: 'stop', src: 'innerStopEvaluator', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: 'stopOnServiceError' } },
+    { id: 'model', src: 'modelCaller', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
+    { id: 'tools', src: 'toolRunner', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
+    { id: 'stop', src: 'innerStopEvaluator', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
   ],
   after: {
     taskDeadline: { target: '.DONE', actions: assign(({ context }) => ({ stop: deadlineStop(context) })) },
@@ -165,13 +175,7 @@ export const turnMachine = turnSetup.createMachine({
           target: 'PLAN',
           actions: assign(({ event }) => ({ messages: event.output, compacting: false })),
         },
-        'xstate.error.actor.compactor': {
-          target: 'CHECK_STOP',
-          actions: assign(({ context, event }) => ({
-            compacting: false,
-            current: { ...context.current, failure: { scope: 'compactor', message: describeError(event.error) } },
-          })),
-        },
+        'xstate.error.actor.compactor': { target: 'CHECK_STOP', actions: compactorFailed },
       },
     },
     PLAN: {

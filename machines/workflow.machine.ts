@@ -11,7 +11,7 @@
  */
 import { describeError } from '../src/errors.js';
 import { and, assign, fromPromise, sendTo, setup, stateIn } from 'xstate';
-import type { KernelEventBody } from '../src/contracts/events.js';
+import type { ErrorScope, KernelEventBody } from '../src/contracts/events.js';
 import type { TurnOutput } from '../src/contracts/turn-protocol.js';
 import type {
   CheckpointInput,
@@ -60,10 +60,6 @@ const workflowSetup = setup({
   },
   actions: {
     report: (_, _event: KernelEventBody) => notProvided('report action'),
-    /** An actor failed instead of answering with data: end the run `error`, naming which. */
-    fail: assign(({ context }, params: { detail: string }) => ({
-      stop: { reason: 'error' as const, detail: params.detail, at: context.lastAt },
-    })),
   },
   guards: {
     /** Nothing has decided the run's stop yet. */
@@ -73,6 +69,45 @@ const workflowSetup = setup({
     sessionDeadline: ({ context }) => remainingSessionMs(context),
   },
 });
+
+/**
+ * An actor failed instead of answering with data: report an `error` event naming the part, then
+ * end the run `error` with the same text as its detail (the event comes before `workflow_end`).
+ */
+function failWith(scope: ErrorScope, what: string) {
+  return workflowSetup.enqueueActions(({ context, event, enqueue }) => {
+    const detail = `${what}: ${describeError((event as { error?: unknown }).error)}`;
+    const task = context.active?.task ?? taskOfResult(context.results[context.results.length - 1]);
+    enqueue({ type: 'report', params: { type: 'error', scope, message: detail, ...(task === undefined ? {} : { taskId: task.id, taskIndex: task.index }) } });
+    enqueue.assign({ stop: { reason: 'error', detail, at: context.lastAt } });
+  });
+}
+
+/**
+ * CHECKPOINT failed. When the task itself ended `error` (its `error` event already explains it,
+ * e.g. a turn checkpoint that failed the same way), the run ends with the task's stop and this
+ * second failure is a `warning`: one `error` event per `error` end. Otherwise as `failWith`.
+ */
+const checkpointFailed = workflowSetup.enqueueActions(({ context, event, enqueue }) => {
+  const cause = describeError((event as { error?: unknown }).error);
+  const last = context.results[context.results.length - 1];
+  if (last === undefined || last.stop.reason !== 'error') {
+    const detail = `checkpoint failed: ${cause}`;
+    const task = taskOfResult(last);
+    enqueue({ type: 'report', params: { type: 'error', scope: 'checkpoint', message: detail, ...(task === undefined ? {} : { taskId: task.id, taskIndex: task.index }) } });
+    enqueue.assign({ stop: { reason: 'error', detail, at: context.lastAt } });
+    return;
+  }
+  enqueue({
+    type: 'report',
+    params: { type: 'warning', message: `checkpoint failed after task "${last.taskId}" stopped error: ${cause}`, taskId: last.taskId, taskIndex: last.index },
+  });
+  enqueue.assign({ stop: { reason: 'error', detail: `task "${last.taskId}" stopped: ${last.stop.detail}`, at: context.lastAt } });
+});
+
+function taskOfResult(result: WorkflowContext['results'][number] | undefined): { id: string; index: number } | undefined {
+  return result === undefined ? undefined : { id: result.taskId, index: result.index };
+}
 
 /** Only TASK_EXECUTE has a running task to cancel (a task picked at TASK_SELECT has not started). */
 const taskRunning = and([stateIn('TASK_EXECUTE'), 'idle']);
@@ -122,7 +157,7 @@ export const workflowMachine = workflowSetup.createMachine({
               { guard: ({ event }) => event.output.kind === 'stop', target: '#workflow.DONE', actions: assign(({ context, event }) => recordPick(context, event.output)) },
               { target: 'GATE', actions: assign(({ context, event }) => recordPick(context, event.output)) },
             ],
-            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `task source failed: ${describeError(event.error)}` }) } },
+            onError: { target: '#workflow.DONE', actions: failWith('internal', 'task source failed') },
           },
         },
         GATE: {
@@ -145,7 +180,7 @@ export const workflowMachine = workflowSetup.createMachine({
                 })),
               },
             ],
-            onError: { target: '#workflow.DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `policy gate failed: ${describeError(event.error)}` }) } },
+            onError: { target: '#workflow.DONE', actions: failWith('policy', 'policy gate failed') },
           },
         },
       },
@@ -190,7 +225,7 @@ export const workflowMachine = workflowSetup.createMachine({
             },
           ],
         },
-        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `internal: task loop failed: ${describeError(event.error)}` }) } },
+        onError: { target: 'DONE', actions: failWith('internal', 'internal: task loop failed') },
       },
       on: {
         STEER: { actions: [assign(({ context, event }) => ({ queues: enqueue(context.queues, 'steering', event.message) })), sendTo('task', ({ event }) => event)] },
@@ -207,7 +242,7 @@ export const workflowMachine = workflowSetup.createMachine({
           { guard: ({ context }) => context.pendingStop !== undefined, target: 'DONE', actions: assign(({ context }) => ({ stop: context.pendingStop })) },
           { target: 'NEXT_TASK', actions: assign(({ event }) => ({ lastAt: event.output.at })) },
         ],
-        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `checkpoint failed: ${describeError(event.error)}` }) } },
+        onError: { target: 'DONE', actions: checkpointFailed },
       },
     },
     NEXT_TASK: {
@@ -228,7 +263,7 @@ export const workflowMachine = workflowSetup.createMachine({
           { guard: ({ event }) => event.output.stop !== undefined, target: 'DONE', actions: assign(({ event }) => ({ stop: event.output.stop, lastAt: event.output.at })) },
           { target: 'TASK_SELECT', actions: assign(({ event }) => ({ lastAt: event.output.at })) },
         ],
-        onError: { target: 'DONE', actions: { type: 'fail', params: ({ event }) => ({ detail: `outer stop evaluator failed: ${describeError(event.error)}` }) } },
+        onError: { target: 'DONE', actions: failWith('stop_evaluator', 'outer stop evaluator failed') },
       },
     },
     DONE: {

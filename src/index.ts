@@ -34,7 +34,7 @@ export { DEFAULT_BOUNDS } from './contracts/bounds.js';
 export type { Bounds, BoundsOverride, InnerBounds, OuterBounds } from './contracts/bounds.js';
 export { StopReason, isNaturalCompletion, stopPriority } from './contracts/stop.js';
 export type { StopBound, StopCondition } from './contracts/stop.js';
-export type { KernelEvent, KernelEventBody, KernelEventType, PlanStepView, PlanStrategyName, TaskCounters } from './contracts/events.js';
+export type { ErrorScope, KernelEvent, KernelEventBody, KernelEventType, PlanStepView, PlanStrategyName, TaskCounters } from './contracts/events.js';
 export type { TaskResult, TurnResult, TurnToolCall, WorkflowMetrics, WorkflowResult } from './contracts/results.js';
 export type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from './contracts/messages.js';
 export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, ToolDescriptor } from './contracts/model.js';

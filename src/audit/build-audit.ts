@@ -1,4 +1,4 @@
-import type { AuditActiveTask, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from '../contracts/audit.js';
+import type { AuditActiveTask, AuditError, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from '../contracts/audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult } from '../contracts/results.js';
 import type { RunRecord } from '../contracts/store.js';
@@ -18,7 +18,7 @@ export interface AuditSources {
   /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
   readonly progress: WorkflowProgress | undefined;
   /**
-   * The run's events; only `policy_decision`, plan and `strategy_selected` events are read, so a store may pass just
+   * The run's events; only `policy_decision`, `error`, plan and `strategy_selected` events are read, so a store may pass just
    * those and give the size of the whole log as `eventCount`.
    */
   readonly events: readonly KernelEvent[];
@@ -29,6 +29,7 @@ export interface AuditSources {
 export function buildAudit({ record, result, progress, events, eventCount }: AuditSources): AuditReport {
   const tasks = (result?.tasks ?? progress?.results ?? []).map(auditTask);
   const policyDecisions: AuditPolicyDecision[] = [];
+  const errors: AuditError[] = [];
   const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
   let strategy: AuditReport['strategy'];
   for (const event of events) {
@@ -44,6 +45,9 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
         reason: event.reason,
         ...(event.approvalId === undefined ? {} : { approvalId: event.approvalId }),
       });
+    }
+    if (event.type === 'error') {
+      errors.push({ at: event.at, seq: event.seq, scope: event.scope, message: event.message, ...(event.taskId === undefined ? {} : { taskId: event.taskId }) });
     }
     const planned = planOf(event);
     if (planned !== undefined) plans.push(planned);
@@ -65,6 +69,7 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
     tasks,
     ...(active === undefined ? {} : { active }),
     policyDecisions,
+    errors,
     plans,
     ...(strategy === undefined ? {} : { strategy }),
     events: eventCount ?? events.length,

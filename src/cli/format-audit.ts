@@ -4,7 +4,8 @@ import { colorReason, formatCount, formatDuration, formatTimestamp, formatUsd, p
 
 /**
  * The stop tree of a run, for people: workflow → tasks → turns, each with its stop reason and
- * detail, the counters at the stop and the bound that fired; then the policy decisions.
+ * detail, the counters at the stop and the bound that fired; then the policy decisions and the
+ * `error` events that explain an `error` stop.
  */
 export function formatAudit(report: AuditReport, colors: Colors): string {
   const lines: string[] = [];
@@ -32,6 +33,10 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
       const approval = decision.approvalId === undefined ? '' : colors.dim(` [approval ${decision.approvalId}]`);
       lines.push(`  ${decision.decision.padEnd(16)} ${subject}: ${decision.reason}${approval}`);
     }
+  }
+  if (report.errors.length > 0) {
+    lines.push('errors');
+    for (const error of report.errors) lines.push(`  ${colors.red(error.scope.padEnd(16))} ${error.taskId === undefined ? '' : `${error.taskId}: `}${error.message}`);
   }
   if (report.plans.length > 0) {
     lines.push('plans');

@@ -1,4 +1,4 @@
-import type { PolicySubject } from './events.js';
+import type { ErrorScope, PolicySubject } from './events.js';
 import type { TaskCounters } from './events.js';
 import type { StopBound, StopCondition } from './stop.js';
 import type { Usage } from './usage.js';
@@ -48,6 +48,15 @@ export interface AuditPolicyDecision {
   readonly approvalId?: string;
 }
 
+/** One `error` event of the run: which part failed and why (docs/events.md). */
+export interface AuditError {
+  readonly at: number;
+  readonly seq: number;
+  readonly scope: ErrorScope;
+  readonly message: string;
+  readonly taskId?: string;
+}
+
 /**
  * What `store.audit(runId)` returns: the stop tree (workflow → tasks → turns) and the policy
  * decisions with their reasons. `status` says whether the run finished, stopped resumably
@@ -68,6 +77,8 @@ export interface AuditReport {
   /** Set when the run has no result and its latest checkpoint was taken inside a task. */
   readonly active?: AuditActiveTask;
   readonly policyDecisions: readonly AuditPolicyDecision[];
+  /** The run's `error` events in order: the cause of an `error` stop. */
+  readonly errors: readonly AuditError[];
   /** The strategy `auto` chose, and why (absent when the strategy was given). */
   readonly strategy?: { readonly name: string; readonly reason: string; readonly by: 'rules' | 'classifier'; readonly at: number };
   /** Plans created or revised by the plan strategies, in order (empty for `react`). */

@@ -97,7 +97,22 @@ export interface PlanStepView {
   readonly description: string;
 }
 
-export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'policy' | 'stop_evaluator' | 'compactor' | 'internal';
+/**
+ * The part whose failure an `error` event reports (docs/events.md lists them). Every run or task that
+ * ends `error` has exactly one `error` event naming the part, emitted before its `task_end`/`workflow_end`.
+ * - `model`: the model (or planner) call failed or threw.
+ * - `tool`: reserved for tool failures that end a task; a throwing tool is an error tool result instead.
+ * - `hook`: `beforeToolCall`, `afterToolCall` or `transformContext` threw.
+ * - `checkpoint`: saving a checkpoint or the final result failed (`store.saveCheckpoint`, `store.saveResult`).
+ * - `store`: any other store write or read the run needs (`appendEvent`, `recordToolResult`, the run
+ *   record, the lease).
+ * - `policy`: a policy gate (`checkTask`, `checkToolCall`) threw.
+ * - `stop_evaluator`: a user stop evaluator or `shouldStopAfterTurn` threw.
+ * - `compactor`: the compactor threw.
+ * - `listener`: something the kernel reports to threw: the `logger` or the `inspect` observer.
+ * - `internal`: a bug in dualloop itself.
+ */
+export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'store' | 'policy' | 'stop_evaluator' | 'compactor' | 'listener' | 'internal';
 
 export interface EventStamp {
   readonly runId: string;

@@ -3,6 +3,7 @@
  * composition root provides to it. The machine only holds data; every effect answers with an event.
  */
 import type { InnerBounds } from './bounds.js';
+import type { ErrorScope } from './events.js';
 import type { Message } from './messages.js';
 import type { ModelResponse, ModelResult } from './model.js';
 import type { DeliveryMode, MessageQueues, QueuedMessage, QueueName } from './queues.js';
@@ -107,9 +108,9 @@ export interface Inbox {
   readonly followUpDue: boolean;
 }
 
-/** A failure that ends the task `error` at the next CHECK_STOP. */
+/** A failure that ends the task `error` at the next CHECK_STOP (its `error` event is already emitted). */
 export interface PendingFailure {
-  readonly scope: 'model' | 'tool' | 'hook' | 'policy' | 'compactor' | 'checkpoint' | 'stop_evaluator' | 'internal';
+  readonly scope: ErrorScope;
   readonly message: string;
 }
 

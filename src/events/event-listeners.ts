@@ -24,24 +24,54 @@ export function loggerListener(logger: KernelLogger, runId: string): EventListen
 }
 
 /**
- * Appends every event to the store's log; the first failure stops the run `error`.
+ * Appends every event to the store's log; the first failure stops the run `error` (`fail`
+ * reports it as an `error` event, scope `store`). After it, only that `error` event is still
+ * tried once, so a store that failed for a moment keeps the cause for `dualloop audit`.
  * Events are already free of secrets: foreign text is redacted where it enters (tool I/O,
  * model and hook failures), so nothing is walked again here.
  */
 export function storeListener(store: CheckpointStore, fail: (detail: string) => void): EventListener {
   let failed = false;
+  let explained = false;
   const onError = (error: unknown) => {
     if (failed) return;
     failed = true;
     fail(`event log write failed: ${describeError(error)}`);
   };
   return (event) => {
-    if (failed) return;
+    if (failed) {
+      if (explained || event.type !== 'error' || event.scope !== 'store') return;
+      explained = true;
+      try {
+        const pending = store.appendEvent(event);
+        if (pending instanceof Promise) pending.catch(() => undefined);
+      } catch {
+        // The store is failing: the run's stop detail still says why.
+      }
+      return;
+    }
     try {
       const pending = store.appendEvent(event);
       if (pending instanceof Promise) pending.catch(onError);
     } catch (error) {
       onError(error);
+    }
+  };
+}
+
+/**
+ * A listener that may throw (the user's logger): its first throw turns it off and is handed to
+ * `fail`, which reports it and stops the run `error`; the event still reaches the other listeners.
+ */
+export function guardedListener(listener: EventListener, fail: (error: unknown) => void): EventListener {
+  let failed = false;
+  return (event) => {
+    if (failed) return;
+    try {
+      listener(event);
+    } catch (error) {
+      failed = true;
+      fail(error);
     }
   };
 }

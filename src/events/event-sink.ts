@@ -5,10 +5,14 @@ export type EventListener = (event: KernelEvent) => void;
 /**
  * Stamps every event of one run with `runId`, a strictly increasing `seq` and the clock time,
  * then hands it to each listener in order (stream, logger, store). A listener must not throw;
- * the kernel wraps the ones that can fail.
+ * the kernel wraps the ones that can fail. An event emitted while another is being handed out
+ * (a listener's failure reported as an `error` event, or a run stopped from inside a listener)
+ * waits until that one reached every listener: each listener sees the events in `seq` order.
  */
 export class EventSink {
   private seq: number;
+  private readonly waiting: KernelEvent[] = [];
+  private delivering = false;
 
   constructor(
     readonly runId: string,
@@ -26,7 +30,21 @@ export class EventSink {
   emit(body: KernelEventBody): KernelEvent {
     this.seq += 1;
     const event = { ...body, runId: this.runId, seq: this.seq, at: this.now() } as KernelEvent;
-    for (const listener of this.listeners) listener(event);
+    if (this.delivering) {
+      this.waiting.push(event);
+      return event;
+    }
+    this.delivering = true;
+    try {
+      for (const listener of this.listeners) listener(event);
+      for (let index = 0; index < this.waiting.length; index += 1) {
+        const next = this.waiting[index]!;
+        for (const listener of this.listeners) listener(next);
+      }
+    } finally {
+      this.waiting.length = 0;
+      this.delivering = false;
+    }
     return event;
   }
 }

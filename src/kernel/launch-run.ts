@@ -1,5 +1,5 @@
 import { createActor } from 'xstate';
-import type { KernelEvent } from '../contracts/events.js';
+import type { ErrorScope, KernelEvent } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { QueueName } from '../contracts/queues.js';
 import type { WorkflowResult } from '../contracts/results.js';
@@ -9,10 +9,11 @@ import type { WorkflowOutput, WorkflowProgress } from '../contracts/workflow-pro
 import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { RebuiltCheckpoint } from '../checkpoint/read-checkpoints.js';
 import { describeError } from '../errors.js';
-import { loggerListener, storeListener } from '../events/event-listeners.js';
+import { guardedListener, loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
 import type { KernelDeps } from './kernel-deps.js';
+import type { InspectObserver } from './options.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
 import type { LeaseKeeper } from './run-lease.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
@@ -50,12 +51,21 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const { clock, store } = deps;
   const stream = new EventStream();
   const listeners: EventListener[] = [(event) => stream.push(event)];
-  if (deps.logger !== undefined) listeners.push(loggerListener(deps.logger, runId));
   let abortWith: (stop: StopCondition) => void = () => undefined;
-  listeners.push(storeListener(store, (detail) => abortWith({ reason: 'error', detail, at: clock.now() })));
+  let ended = false;
+  // A failure outside the machines (store, lease, listener) ends the run `error`, explained first
+  // by one `error` event naming the part (the machines report their own actors' failures).
+  const failRun = (scope: ErrorScope, detail: string) => {
+    if (ended) return;
+    sink.emit({ type: 'error', scope, message: detail });
+    abortWith({ reason: 'error', detail, at: clock.now() });
+  };
+  if (deps.logger !== undefined) {
+    listeners.push(guardedListener(loggerListener(deps.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
+  }
+  listeners.push(storeListener(store, (detail) => failRun('store', detail)));
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq);
   const runController = new AbortController();
-  let ended = false;
 
   const runtime: RunRuntime = {
     runId,
@@ -93,13 +103,13 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       startedAt,
     },
     clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
-    ...(deps.inspect === undefined ? {} : { inspect: deps.inspect as never }),
+    ...(deps.inspect === undefined ? {} : { inspect: guardedInspect(deps.inspect, (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
   });
   // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
   abortWith = (stop) => {
     if (!ended) actor.send({ type: 'ABORT', stop });
   };
-  const releaseLease = leases.keep(runId, (detail) => abortWith({ reason: 'error', detail, at: clock.now() }));
+  const releaseLease = leases.keep(runId, (detail) => failRun('store', detail));
 
   const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });
@@ -148,7 +158,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       () => actor.start(),
       (error: unknown) => {
         actor.start();
-        abortWith({ reason: 'error', detail: `store failed before the run started: ${describeError(error)}`, at: clock.now() });
+        failRun('store', `store failed before the run started: ${describeError(error)}`);
       },
     );
   }
@@ -184,5 +194,23 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     clearFollowUp: () => clear('followUp'),
     clearAllQueues: () => clear('all'),
     [Symbol.asyncIterator]: (): AsyncIterator<KernelEvent> => stream[Symbol.asyncIterator](),
+  };
+}
+
+/**
+ * The user's inspection observer, turned off at its first throw. XState calls it while it builds
+ * and runs the actor, so the failure is reported a microtask later, once the run has started.
+ */
+function guardedInspect(observer: InspectObserver, fail: (error: unknown) => void): (inspectionEvent: unknown) => void {
+  const next = typeof observer === 'function' ? observer : (inspectionEvent: unknown) => observer.next?.(inspectionEvent);
+  let failed = false;
+  return (inspectionEvent) => {
+    if (failed) return;
+    try {
+      next(inspectionEvent);
+    } catch (error) {
+      failed = true;
+      queueMicrotask(() => fail(error));
+    }
   };
 }

@@ -10,9 +10,9 @@ import { CANCELLED, executeTool } from './execute-tool.js';
 import { executedResult, refusedResult } from './tool-results.js';
 import { malformedArgumentsResult, unknownToolResult, validateArguments } from './validate-arguments.js';
 
-/** A hook (before/after/policy) threw: the task ends `error`. */
+/** A hook (before/after/policy) threw, or the store refused to record the result: the task ends `error`. */
 export class ToolHookFailure extends Error {
-  constructor(readonly scope: 'hook' | 'policy', message: string) {
+  constructor(readonly scope: 'hook' | 'policy' | 'store', message: string) {
     super(message);
   }
 }
@@ -112,7 +112,13 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   }
   const result = executedResult(call, args.value, value, isError, outcome.terminate && !isError);
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
-  if (run.store !== undefined && outcome.cancelled !== true) await run.store.recordToolResult(run.runId, result);
+  if (run.store !== undefined && outcome.cancelled !== true) {
+    try {
+      await run.store.recordToolResult(run.runId, result);
+    } catch (error) {
+      throw new ToolHookFailure('store', `recording the result of tool "${call.name}" failed: ${describeError(error)}`);
+    }
+  }
   return result;
 }
 

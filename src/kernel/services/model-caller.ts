@@ -77,7 +77,7 @@ async function callModel(
   if (signal.aborted) return result;
   if (result.type === 'failure') {
     result = { ...result, message: redactString(result.message) };
-    run.emit({ type: 'error', scope: 'model', message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
+    run.emit({ type: 'error', scope: result.code === 'hook_failed' ? 'hook' : 'model', message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
     run.emit({ type: 'message_end', ...scope, text: '', toolCalls: [], usage: result.usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd: 0, finishReason: 'error' });
     return result;
   }

@@ -10,7 +10,7 @@ type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' }>;
 /**
  * The tool runner: one long-lived actor per task. Each `tools.run` request runs one turn's
  * tool calls (src/tools/run-tool-batch.ts) and answers `TOOLS_DONE`, or `TOOLS_FAILED` when a
- * hook or policy gate threw. Stopping the actor aborts the calls in flight.
+ * hook or policy gate threw or the store refused the result. Stopping the actor aborts the calls in flight.
  */
 export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
   return fromCallback<ToolRunRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
@@ -27,7 +27,7 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
           sendBack({ type: 'TOOLS_DONE', results: outcome.results, at });
           return;
         }
-        run.emit({ type: 'error', scope: outcome.failure.scope === 'policy' ? 'policy' : 'hook', message: outcome.failure.message, taskId: input.taskId, taskIndex: input.taskIndex });
+        run.emit({ type: 'error', scope: outcome.failure.scope, message: outcome.failure.message, taskId: input.taskId, taskIndex: input.taskIndex });
         sendBack({ type: 'TOOLS_FAILED', failure: outcome.failure, results: outcome.results, at });
       });
     });

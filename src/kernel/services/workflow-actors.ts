@@ -36,9 +36,8 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
     try {
       verdict = await check({ runId: run.runId, task: { id: task.id, index: task.index, description: task.description }, metrics: input.metrics }, signal);
     } catch (error) {
-      const message = `policy gate threw on task "${task.id}": ${describeError(error)}`;
-      run.emit({ type: 'error', scope: 'policy', message, taskId: task.id, taskIndex: task.index });
-      throw new Error(message);
+      // The workflow machine reports it (an `error` event, scope `policy`) and ends the run `error`.
+      throw new Error(`checkTask threw on task "${task.id}": ${describeError(error)}`);
     }
     const at = deps.clock.now();
     if (verdict.decision === 'allow') {
