@@ -45,7 +45,7 @@ const throwingLogger = () => {
 };
 
 const FAULTS: readonly FaultCase[] = [
-  { part: 'model', scope: 'model', cause: 'model exploded', options: () => ({ model: { call: boom('model exploded') } }) },
+  { part: 'model', scope: 'model', cause: 'model exploded', options: () => ({ model: { provider: 'test', modelId: 'exploding', call: boom('model exploded') } }) },
   { part: 'policy gate (task)', scope: 'policy', cause: 'task gate exploded', options: () => ({ policy: { checkTask: boom('task gate exploded') } }) },
   { part: 'policy gate (tool call)', scope: 'policy', cause: 'tool gate exploded', options: () => ({ policy: { checkToolCall: boom('tool gate exploded') } }) },
   { part: 'inner stop evaluator', scope: 'stop_evaluator', cause: 'inner exploded', options: () => ({ stopEvaluators: { inner: [boom('inner exploded')] } }) },
