@@ -60,6 +60,7 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
     runId: record.runId,
     ...(record.name === undefined ? {} : { name: record.name }),
     createdAt: record.createdAt,
+    ...(record.forkOf === undefined ? {} : { forkOf: record.forkOf }),
     status,
     workflow: {
       ...(stop === undefined ? {} : { stop }),

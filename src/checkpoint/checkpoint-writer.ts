@@ -44,6 +44,8 @@ interface Intent {
   readonly position: Position;
   readonly savedAt: number;
   readonly eventSeq: number;
+  /** Carry a snapshot whatever the spacing rule says. */
+  readonly snapshot: boolean;
 }
 
 export class CheckpointWriter {
@@ -98,8 +100,23 @@ export class CheckpointWriter {
     return save ? this.submit('select', progress, {}) : undefined;
   }
 
-  private submit(kind: CheckpointKind, target: WorkflowProgress, position: Position): MaybePromise<void> {
-    const intent: Intent = { kind, target, position, savedAt: this.options.now(), eventSeq: this.options.lastEventSeq() };
+  /**
+   * The first entry of a forked run (kernel.fork): the state at the fork point, as a snapshot, so
+   * that the fork's history stands on its own and is a fork point itself — a `turn` entry after
+   * the running task's last turn, or a `task` entry after the last committed task.
+   */
+  forkStart(progress: WorkflowProgress): MaybePromise<void> {
+    this.workflow = progress;
+    const { active } = progress;
+    const last = progress.results[progress.results.length - 1];
+    if (active !== undefined) {
+      return this.submit('turn', progress, { taskId: active.task.id, taskIndex: active.task.index, turn: active.point.progress.turns.length }, true);
+    }
+    return this.submit('task', progress, last === undefined ? {} : { taskId: last.taskId, taskIndex: last.index }, true);
+  }
+
+  private submit(kind: CheckpointKind, target: WorkflowProgress, position: Position, snapshot = false): MaybePromise<void> {
+    const intent: Intent = { kind, target, position, savedAt: this.options.now(), eventSeq: this.options.lastEventSeq(), snapshot };
     if (this.tail === undefined) {
       const written = this.write(intent);
       if (written instanceof Promise) this.track(written);
@@ -130,12 +147,12 @@ export class CheckpointWriter {
     return undefined;
   }
 
-  private entryFor({ kind, target, position, savedAt, eventSeq }: Intent): CheckpointEntry {
+  private entryFor({ kind, target, position, savedAt, eventSeq, snapshot: forced }: Intent): CheckpointEntry {
     const committed = this.durable.results.length;
     if (target.results.length < committed) {
       throw new Error(`internal: run ${this.options.runId} would un-commit task results (${target.results.length} < ${committed})`);
     }
-    const snapshot = this.legacyBase || kind !== 'turn' || this.sinceSnapshot + 1 >= Math.max(SNAPSHOT_MIN_ENTRIES, this.snapshotTurns);
+    const snapshot = forced || this.legacyBase || kind !== 'turn' || this.sinceSnapshot + 1 >= Math.max(SNAPSHOT_MIN_ENTRIES, this.snapshotTurns);
     return {
       version: CHECKPOINT_VERSION,
       runId: this.options.runId,

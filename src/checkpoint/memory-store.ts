@@ -153,6 +153,7 @@ function summarize(run: RunEntry): RunSummary {
     runId: run.record.runId,
     ...(run.record.name === undefined ? {} : { name: run.record.name }),
     createdAt: run.record.createdAt,
+    ...(run.record.forkOf === undefined ? {} : { forkOf: run.record.forkOf }),
     ...(run.result === undefined ? {} : { stop: run.result.stop }),
     tasksDone,
     tasksTotal: run.record.tasks.length,

@@ -132,6 +132,16 @@ export const MIGRATIONS: readonly Migration[] = [
         FROM checkpoint_entries e JOIN runs r ON r.id = e.run;
     `,
   },
+  {
+    version: 3,
+    description: 'forks: the run and point a run was forked from (kernel.fork, ADR/0221)',
+    // NULL for every run that is not a fork, so existing rows need no rewrite. Two columns rather
+    // than one JSON: `dualloop runs` groups forks under their parent by `fork_of_run_id`.
+    sql: `
+      ALTER TABLE runs ADD COLUMN fork_of_run_id TEXT;
+      ALTER TABLE runs ADD COLUMN fork_of_at TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

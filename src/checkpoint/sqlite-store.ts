@@ -6,6 +6,7 @@ import type { WorkflowResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { CheckpointEntry } from '../contracts/checkpoint.js';
 import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
+import type { ForkOrigin, ForkPoint } from '../contracts/fork.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError, RunError } from '../errors.js';
@@ -120,6 +121,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         optionsDigest: String(row.options_digest),
         tasks: parse(runId, 'task list', row.tasks) as TaskSpec[],
         createdAt: Number(row.created_at),
+        ...forkOfRow(row, (text) => parse(runId, 'fork point', text)),
       };
     });
 
@@ -131,7 +133,16 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         if (findKey(record.runId) !== undefined) throw runExists(record.runId, `sqlite store ${path}`);
         const tasks = toJson(record.tasks, `run ${record.runId}: the task list`);
         const inserted = queue.commitWith(() =>
-          statements.insertRun.run(record.runId, record.name ?? null, record.optionsDigest, tasks, record.tasks.length, record.createdAt),
+          statements.insertRun.run(
+            record.runId,
+            record.name ?? null,
+            record.optionsDigest,
+            tasks,
+            record.tasks.length,
+            record.createdAt,
+            record.forkOf?.runId ?? null,
+            record.forkOf === undefined ? null : toJson(record.forkOf.at, `run ${record.runId}: the fork point`),
+          ),
         );
         keys.set(record.runId, Number(inserted.lastInsertRowid));
       }),
@@ -179,7 +190,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       }),
     loadResult,
     listRuns: ({ limit = 20 } = {}) =>
-      guard('listing runs', undefined, () => (statements.listRuns.all(limit) as Row[]).map((row) => summarize(row, (text) => parse(String(row.run_id), 'stop condition', text)))),
+      guard('listing runs', undefined, () => (statements.listRuns.all(limit) as Row[]).map((row) => summarize(row, (text) => parse(String(row.run_id), 'run summary', text)))),
     acquireLease: (runId, holder, ttlMs, now): LeaseResult =>
       guard('acquiring the lease', runId, () => {
         const key = keyOf(runId, 'acquireLease');
@@ -218,16 +229,23 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
 }
 
-function summarize(row: Row, parseStop: (text: unknown) => unknown): RunSummary {
-  const stop = row.result_stop === null ? undefined : (parseStop(row.result_stop) as StopCondition);
+function summarize(row: Row, parseJson: (text: unknown) => unknown): RunSummary {
+  const stop = row.result_stop === null ? undefined : (parseJson(row.result_stop) as StopCondition);
   return {
     runId: String(row.run_id),
     ...(row.name === null ? {} : { name: String(row.name) }),
     createdAt: Number(row.created_at),
+    ...forkOfRow(row, parseJson),
     ...(stop === undefined ? {} : { stop }),
     tasksDone: Number(row.result_done ?? row.checkpoint_done ?? 0),
     tasksTotal: Number(row.tasks_total),
   };
+}
+
+/** The `forkOf` of a run row: both columns are set for a fork, neither otherwise. */
+function forkOfRow(row: Row, parseJson: (text: unknown) => unknown): { forkOf?: ForkOrigin } {
+  if (row.fork_of_run_id === null || row.fork_of_run_id === undefined) return {};
+  return { forkOf: { runId: String(row.fork_of_run_id), at: parseJson(row.fork_of_at) as ForkPoint } };
 }
 
 function validateOptions(options: SqliteStoreOptions): Required<SqliteStoreOptions> {

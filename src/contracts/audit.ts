@@ -3,6 +3,7 @@ import type { TaskCounters } from './events.js';
 import type { StopBound, StopCondition } from './stop.js';
 import type { Usage } from './usage.js';
 import type { WorkflowMetrics } from './results.js';
+import type { ForkOrigin } from './fork.js';
 
 /** One turn in the stop tree. */
 export interface AuditTurn {
@@ -67,6 +68,8 @@ export interface AuditReport {
   readonly runId: string;
   readonly name?: string;
   readonly createdAt: number;
+  /** The run this one was forked from, and the point (the record's `forkOf`). */
+  readonly forkOf?: ForkOrigin;
   readonly status: 'finished' | 'resumable' | 'incomplete';
   readonly workflow: {
     readonly stop?: StopCondition;

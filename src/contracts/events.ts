@@ -1,4 +1,5 @@
 import type { FinishReason } from './model.js';
+import type { ForkOrigin } from './fork.js';
 import type { QueueName } from './queues.js';
 import type { StopCondition } from './stop.js';
 import type { TurnResult, WorkflowMetrics } from './results.js';
@@ -30,7 +31,13 @@ export type PolicySubject = 'task' | 'tool';
  * Event names pair as start/update/end; tool events pair by `toolCallId`.
  */
 export type KernelEventBody =
-  | { readonly type: 'workflow_start'; readonly tasks: readonly { readonly id: string; readonly description: string }[]; readonly resumed: boolean }
+  | {
+      readonly type: 'workflow_start';
+      readonly tasks: readonly { readonly id: string; readonly description: string }[];
+      readonly resumed: boolean;
+      /** Set on the first start of a fork: the run and the point it started from. */
+      readonly forkOf?: ForkOrigin;
+    }
   | { readonly type: 'workflow_end'; readonly stop: StopCondition; readonly metrics: WorkflowMetrics }
   | ({ readonly type: 'task_start'; readonly description: string } & TaskScoped)
   | ({ readonly type: 'task_end'; readonly stop: StopCondition; readonly counters: TaskCounters } & TaskScoped)

@@ -5,6 +5,7 @@ import type { ToolResult } from './tool.js';
 import type { WorkflowResult } from './results.js';
 import type { TaskSpec } from './turn-protocol.js';
 import type { CheckpointEntry, CheckpointIndexEntry, StoredCheckpoints } from './checkpoint.js';
+import type { ForkOrigin } from './fork.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -16,12 +17,16 @@ export interface RunRecord {
   readonly optionsDigest: string;
   readonly tasks: readonly TaskSpec[];
   readonly createdAt: number;
+  /** Set when the run is a fork (`kernel.fork`): the run and the point it started from. Kept as given. */
+  readonly forkOf?: ForkOrigin;
 }
 
 export interface RunSummary {
   readonly runId: string;
   readonly name?: string;
   readonly createdAt: number;
+  /** The record's `forkOf`, so that a run list can show lineage. */
+  readonly forkOf?: ForkOrigin;
   readonly stop?: StopCondition;
   /** Tasks that finished for good: a task halted for a resumable reason runs again on resume and is not counted. */
   readonly tasksDone: number;

@@ -11,6 +11,9 @@ import { resolveOptions, type KernelOptions } from './options.js';
 import { optionsDigest } from './options-digest.js';
 import { provideMachines } from './provide-machines.js';
 import { loadResumePlan } from './resume-plan.js';
+import { createForkPlan } from './fork-plan.js';
+import { parseForkOptions } from './fork-options.js';
+import type { ForkOptions } from '../contracts/fork.js';
 import { createHolderId, createLeaseKeeper, heldError, LEASE_TTL_MS } from './run-lease.js';
 import type { RunRegistry } from './run-runtime.js';
 import { normalizeTasks, type TaskInput } from './tasks.js';
@@ -32,6 +35,12 @@ export interface Kernel {
   start(tasks?: readonly TaskInput[], options?: StartOptions): WorkflowRun;
   /** Continues a run from its last checkpoint. Rejects with RunError when it cannot be resumed. */
   resume(runId: string, options?: ResumeOptions): Promise<WorkflowRun>;
+  /**
+   * Time travel: a new run that starts from a point of `runId`'s history (docs/time-travel.md).
+   * The source is never changed nor waited for. Throws ConfigError on invalid options; rejects
+   * with RunError `run_not_found`, `fork_point_not_found` (naming the valid points) or `run_exists`.
+   */
+  fork(runId: string, options: ForkOptions): Promise<WorkflowRun>;
 }
 
 /**
@@ -99,6 +108,13 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
         holder,
         ...(ready === undefined ? {} : { ready }),
       });
+    },
+    async fork(sourceRunId, forkOptions) {
+      const parsed = parseForkOptions(forkOptions);
+      const runId = parsed.runId ?? `run-${randomUUID()}`;
+      if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
+      const plan = await createForkPlan(deps, { sourceRunId, runId, digest, holder, options: parsed });
+      return launchRun(internals, { ...plan, holder });
     },
     async resume(runId, resumeOptions = {}) {
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });

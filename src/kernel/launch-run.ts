@@ -1,5 +1,7 @@
 import { createActor } from 'xstate';
+import type { OuterBounds } from '../contracts/bounds.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
+import type { ForkOrigin } from '../contracts/fork.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { QueueName } from '../contracts/queues.js';
 import type { WorkflowResult } from '../contracts/results.js';
@@ -36,6 +38,10 @@ export interface LaunchPlan {
   readonly holder: string;
   /** An asynchronous store's run record and lease: the actor starts once it resolves. */
   readonly ready?: Promise<void>;
+  /** A fork's first start: reported in `workflow_start`. */
+  readonly forkOf?: ForkOrigin;
+  /** A fork's outer bounds when its edit changed them (default: the kernel's). */
+  readonly outerBounds?: OuterBounds;
 }
 
 export interface KernelInternals {
@@ -94,7 +100,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const actor = createActor(machine, {
     input: {
       runId,
-      bounds: deps.bounds.outer,
+      bounds: plan.outerBounds ?? deps.bounds.outer,
       settings: {
         onTaskStop: deps.onTaskStop,
         turn: { wrapUpOnBound: deps.wrapUpOnBound, steeringMode: deps.steeringMode, followUpMode: deps.followUpMode },
@@ -149,7 +155,12 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     });
   });
 
-  sink.emit({ type: 'workflow_start', tasks: plan.tasks.map((task) => ({ id: task.id, description: task.description })), resumed: plan.resumed });
+  sink.emit({
+    type: 'workflow_start',
+    tasks: plan.tasks.map((task) => ({ id: task.id, description: task.description })),
+    resumed: plan.resumed,
+    ...(plan.forkOf === undefined ? {} : { forkOf: plan.forkOf }),
+  });
   for (const message of plan.warnings ?? []) sink.emit({ type: 'warning', message });
   if (plan.ready === undefined) actor.start();
   else {

@@ -11,6 +11,7 @@ import { describeAuditConformance } from './conformance-audit.js';
 import { describeKernelConformance } from './conformance-kernel.js';
 import { describeLeaseConformance } from './conformance-leases.js';
 import { describeHistoryConformance } from './conformance-history.js';
+import { describeForkConformance } from './conformance-forks.js';
 import { event, runRecord, T0, taskEntry, taskResult, toolResult, workflowResult } from './builders.js';
 
 export type StoreFactory = () => MaybePromise<CheckpointStore>;
@@ -216,5 +217,6 @@ export function describeCheckpointStore(name: string, makeStore: StoreFactory): 
     describeLeaseConformance(current);
     describeAuditConformance(current);
     describeKernelConformance(current);
+    describeForkConformance(current);
   });
 }

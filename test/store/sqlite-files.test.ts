@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readCheckpoint, RunError, sqliteStore, StoreError } from 'dualloop';
-import { APPLICATION_ID, openDatabase, SCHEMA_VERSION } from '../../src/checkpoint/sqlite-schema.js';
+import { APPLICATION_ID, MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../../src/checkpoint/sqlite-schema.js';
 import { asStored, event, history, runRecord, taskEntry, taskResult, turnEntry, T0, toolResult, workflowResult } from './builders.js';
 import { useTempDir } from './temp-dir.js';
 import { FIXTURE_RUN_ID, fixtureText, writeVersion1File } from '../checkpoint/fixtures.js';
@@ -230,6 +230,20 @@ describe('sqliteStore checkpoint history on disk', () => {
 
 describe('sqlite schema migrations', () => {
   const settings = { busyTimeoutMs: 1000, synchronous: 'normal' } as const;
+
+  it('migrates a schema version 2 file to version 3: its runs are not forks, new ones may be', () => {
+    const path = join(directory(), 'v2.db');
+    const old = openDatabase({ path, ...settings, migrations: MIGRATIONS.slice(0, 2) });
+    old.prepare('INSERT INTO runs (run_id, options_digest, tasks, tasks_total, created_at) VALUES (?, ?, ?, ?, ?)').run('old-run', 'digest', JSON.stringify(runRecord('old-run').tasks), 2, T0);
+    old.close();
+    expect(pragma(path, 'user_version')).toBe(2);
+    const store = sqliteStore({ path });
+    expect(pragma(path, 'user_version')).toBe(3);
+    expect(store.getRun('old-run')).toEqual(runRecord('old-run', { optionsDigest: 'digest' }));
+    store.createRun(runRecord('new-run', { createdAt: T0 + 1, forkOf: { runId: 'old-run', at: { task: 1, turn: 2 } } }));
+    expect(store.listRuns().map((run) => run.forkOf)).toEqual([{ runId: 'old-run', at: { task: 1, turn: 2 } }, undefined]);
+    store.close();
+  });
   const v1 = { version: 1, description: 'one table', sql: 'CREATE TABLE one (id INTEGER PRIMARY KEY);' };
   const v2 = { version: 2, description: 'a second table', sql: 'CREATE TABLE two (id INTEGER PRIMARY KEY);' };
 

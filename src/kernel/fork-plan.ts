@@ -1,0 +1,100 @@
+/**
+ * `kernel.fork` (ADR/0220, docs/time-travel.md): builds a launch plan for a new run from a point
+ * of another run's checkpoint history. The source is only read — no lease, no write — so a run
+ * that is still running is forked from what it has recorded so far and never waits for the fork.
+ * The fork's history starts with one snapshot entry holding the (edited) state at the point, read
+ * back as a resume would read it: a fork that crashes before its first turn resumes from there.
+ */
+import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
+import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
+import type { OuterBounds } from '../contracts/bounds.js';
+import { formatForkPoint, type ForkOptions, type ForkOrigin, type ForkPoint } from '../contracts/fork.js';
+import type { RunRecord } from '../contracts/store.js';
+import { EMPTY_PROGRESS, type WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { RunError } from '../errors.js';
+import { applyForkEdit } from './fork-edit.js';
+import { describeForkPoints, findForkPoint, forkPoints } from './fork-points.js';
+import type { KernelDeps } from './kernel-deps.js';
+import type { LaunchPlan } from './launch-run.js';
+import { acquireRunLease, heldError } from './run-lease.js';
+
+/** The state at a point of a run's history, found in the run itself or, before a fork's own point, in its parent. */
+async function stateAt(deps: KernelDeps, record: RunRecord, at: ForkPoint): Promise<WorkflowProgress> {
+  const { store } = deps;
+  const points = forkPoints(await store.listCheckpoints(record.runId), record.tasks.length);
+  const sequence = findForkPoint(points, at);
+  if (sequence === undefined) {
+    // A fork holds no history before its own point: that part is its parent's, unchanged.
+    const parent = record.forkOf === undefined || !isBefore(at, record.forkOf.at) ? undefined : await store.getRun(record.forkOf.runId);
+    if (parent !== undefined) return stateAt(deps, parent, at);
+    const before = record.forkOf === undefined ? '' : ` (and, before its own point ${formatForkPoint(record.forkOf.at)}, those of ${record.forkOf.runId})`;
+    throw new RunError({
+      code: 'fork_point_not_found',
+      runId: record.runId,
+      message: `run ${record.runId} has no point ${formatForkPoint(at)} to fork from; its points are ${describeForkPoints(points)}${before}`,
+    });
+  }
+  if (sequence === 0) return EMPTY_PROGRESS;
+  const checkpoint = rebuiltOrThrow(await store.loadCheckpoint(record.runId, { sequence }), record.runId);
+  if (checkpoint === undefined) throw new RunError({ code: 'checkpoint_corrupt', runId: record.runId, message: `run ${record.runId}: checkpoint #${sequence} is listed but cannot be loaded` });
+  return checkpoint.view.progress;
+}
+
+function isBefore(at: ForkPoint, point: ForkPoint): boolean {
+  return at.task < point.task || (at.task === point.task && (at.turn ?? 1) < (point.turn ?? 1));
+}
+
+export interface ForkRequest {
+  readonly sourceRunId: string;
+  readonly runId: string;
+  readonly digest: string;
+  readonly holder: string;
+  readonly options: ForkOptions;
+}
+
+/**
+ * Records the fork (run record with `forkOf`, lease, first entry) and returns what to launch.
+ * Rejects with RunError `run_not_found`, `fork_point_not_found` (naming the valid points),
+ * `run_exists`, or a checkpoint error of the source.
+ */
+export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Promise<Omit<LaunchPlan, 'holder'> & { readonly outerBounds: OuterBounds }> {
+  const { store, clock } = deps;
+  const { sourceRunId, runId, options } = request;
+  const source = await store.getRun(sourceRunId);
+  if (source === undefined) {
+    throw new RunError({ code: 'run_not_found', runId: sourceRunId, message: `run ${sourceRunId} does not exist in the ${store.kind} store` });
+  }
+  const state = await stateAt(deps, source, options.at);
+  const edited = applyForkEdit(state, source.tasks, options.at.task - 1, options.edit);
+  const forkOf: ForkOrigin = { runId: sourceRunId, at: options.at };
+  try {
+    await store.createRun({
+      runId,
+      ...(source.name === undefined ? {} : { name: source.name }),
+      optionsDigest: request.digest,
+      tasks: edited.tasks,
+      createdAt: clock.now(),
+      forkOf,
+    });
+  } catch (error) {
+    if (error instanceof RunError) throw error;
+    throw new RunError({ code: 'run_exists', runId, message: `run ${runId} cannot be created: ${(error as Error).message}`, cause: error });
+  }
+  const lease = await acquireRunLease(store, runId, request.holder, clock.now());
+  if (!lease.acquired) throw heldError(runId, lease, clock.now());
+  await new CheckpointWriter({ runId, store, now: () => clock.now(), lastEventSeq: () => 0 }).forkStart(edited.progress);
+  const base = rebuiltOrThrow(await store.loadCheckpoint(runId), runId)!;
+  const outer = Object.fromEntries(Object.entries(options.edit?.bounds?.outer ?? {}).filter(([, value]) => value !== undefined));
+  return {
+    runId,
+    tasks: edited.tasks,
+    progress: base.view.progress,
+    checkpoint: base,
+    resumed: false,
+    approvals: new Map(),
+    lastEventSeq: 0,
+    signal: options.signal,
+    forkOf,
+    outerBounds: { ...deps.bounds.outer, ...outer },
+  };
+}
