@@ -11,6 +11,7 @@ export { systemClock } from './kernel/clock.js';
 export type { Clock } from './kernel/clock.js';
 
 export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing, type OpenAIFailureCode } from './providers/openai-model.js';
+export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdkFailureCode } from './providers/ai-sdk-model.js';
 
 export { defineTool } from './tools/define-tool.js';
 export { calculatorTool } from './tools/builtin/calculator.js';
