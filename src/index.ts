@@ -14,6 +14,7 @@ export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing,
 export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdkFailureCode } from './providers/ai-sdk-model.js';
 
 export { defineTool } from './tools/define-tool.js';
+export { mcpTools, McpError, type McpErrorCode, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
 export { calculatorTool } from './tools/builtin/calculator.js';
 export { currentTimeTool } from './tools/builtin/current-time.js';
 export { listFilesTool, readFileTool, type FileToolOptions } from './tools/builtin/file-tools.js';
