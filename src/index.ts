@@ -4,6 +4,7 @@ export { createKernel } from './kernel/create-kernel.js';
 export type { Kernel, ResumeOptions, StartOptions } from './kernel/create-kernel.js';
 export type { WorkflowRun } from './kernel/workflow-run.js';
 export type { KernelOptions, KernelLogger, InspectObserver, ToolExecution } from './kernel/options.js';
+export type { TelemetryOptions, TelemetryTracer } from './telemetry/telemetry-options.js';
 export { StrategyName } from './strategies/strategy.js';
 export type { AutoRules } from './strategies/auto-rules.js';
 export type { TaskInput } from './kernel/tasks.js';

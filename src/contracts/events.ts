@@ -37,6 +37,8 @@ export type KernelEventBody =
       readonly resumed: boolean;
       /** Set on the first start of a fork: the run and the point it started from. */
       readonly forkOf?: ForkOrigin;
+      /** The W3C `traceparent` of this segment's root span, when traced: a resume continues that trace. */
+      readonly traceParent?: string;
     }
   | { readonly type: 'workflow_end'; readonly stop: StopCondition; readonly metrics: WorkflowMetrics }
   | ({ readonly type: 'task_start'; readonly description: string } & TaskScoped)

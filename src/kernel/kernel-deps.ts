@@ -3,6 +3,7 @@ import type { ToolDescriptor } from '../contracts/model.js';
 import { memoryStore } from '../checkpoint/memory-store.js';
 import { keepRecentTurns } from '../compaction/keep-recent-turns.js';
 import type { CheckpointStore } from '../contracts/store.js';
+import { createRunTracing, type RunTracing } from '../telemetry/run-tracing.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ResolvedOptions } from './options.js';
 
@@ -13,6 +14,8 @@ export interface KernelDeps extends ResolvedOptions {
   /** `memoryStore()` unless one was given. */
   readonly store: CheckpointStore;
   readonly toolDescriptors: readonly ToolDescriptor[];
+  /** OpenTelemetry spans from each run's events; `undefined` with `telemetry: false`. */
+  readonly tracing: RunTracing | undefined;
 }
 
 export function deriveDeps(options: ResolvedOptions): KernelDeps {
@@ -27,5 +30,6 @@ export function deriveDeps(options: ResolvedOptions): KernelDeps {
     compactor: options.compactor ?? keepRecentTurns(),
     store: options.store ?? memoryStore(),
     toolDescriptors,
+    tracing: createRunTracing(options.telemetry, options.model),
   };
 }

@@ -42,6 +42,8 @@ export interface LaunchPlan {
   readonly forkOf?: ForkOrigin;
   /** A fork's outer bounds when its edit changed them (default: the kernel's). */
   readonly outerBounds?: OuterBounds;
+  /** The `traceparent` the previous segment saved (a resume, when traced). */
+  readonly previousTraceParent?: string;
 }
 
 export interface KernelInternals {
@@ -70,6 +72,8 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     listeners.push(guardedListener(loggerListener(deps.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
   }
   listeners.push(storeListener(store, (detail) => failRun('store', detail)));
+  const spans = deps.tracing?.startRun({ runId, name: deps.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
+  if (spans !== undefined) listeners.push(spans.listener);
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq);
   const runController = new AbortController();
 
@@ -160,6 +164,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     tasks: plan.tasks.map((task) => ({ id: task.id, description: task.description })),
     resumed: plan.resumed,
     ...(plan.forkOf === undefined ? {} : { forkOf: plan.forkOf }),
+    ...(spans?.traceParent === undefined ? {} : { traceParent: spans.traceParent }),
   });
   for (const message of plan.warnings ?? []) sink.emit({ type: 'warning', message });
   if (plan.ready === undefined) actor.start();

@@ -15,6 +15,7 @@ import type { PolicyGate } from '../contracts/policy.js';
 import type { DeliveryMode } from '../contracts/queues.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import type { Tool } from '../contracts/tool.js';
+import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { OnTaskStop } from '../contracts/workflow-protocol.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { AutoRulesSchema, resolveAutoRules, type AutoRules, type ResolvedAutoRules } from '../strategies/auto-rules.js';
@@ -78,6 +79,8 @@ export interface KernelOptions {
   readonly goal?: string;
   /** How `auto` picks a strategy. */
   readonly autoRules?: AutoRules;
+  /** OpenTelemetry GenAI spans (docs/observability.md): on with the global tracer when `@opentelemetry/api` is installed; `false` turns them off. */
+  readonly telemetry?: TelemetryOptions | false;
 }
 
 export interface ResolvedOptions {
@@ -112,6 +115,7 @@ export interface ResolvedOptions {
   readonly planner: Model;
   readonly goal: string | undefined;
   readonly autoRules: ResolvedAutoRules;
+  readonly telemetry: TelemetryOptions | false | undefined;
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `must be a function (${what})`);
@@ -155,6 +159,7 @@ const OptionsSchema = z.strictObject({
   planner: hasMethods('a Model', 'call').optional(),
   goal: z.string().trim().min(1, 'must be a non-empty goal').optional(),
   autoRules: AutoRulesSchema.optional(),
+  telemetry: z.union([z.literal(false), z.strictObject({ tracer: hasMethods('an OpenTelemetry Tracer', 'startSpan').optional(), recordContent: z.boolean().optional() })]).optional(),
 });
 
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
@@ -196,5 +201,6 @@ export function resolveOptions(options: KernelOptions): ResolvedOptions {
     planner: value.planner ?? value.model,
     goal: value.goal,
     autoRules: resolveAutoRules(value.autoRules, value.planner ?? value.model),
+    telemetry: value.telemetry,
   };
 }

@@ -25,6 +25,14 @@ function replayQueueEvents(queues: MessageQueues, events: readonly KernelEvent[]
   return replayed;
 }
 
+function lastTraceParent(events: readonly KernelEvent[]): string | undefined {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!;
+    if (event.type === 'workflow_start' && event.traceParent !== undefined) return event.traceParent;
+  }
+  return undefined;
+}
+
 type ResumePlan = Omit<LaunchPlan, 'progress' | 'holder'> & { readonly progress: WorkflowProgress | undefined };
 
 /**
@@ -75,6 +83,8 @@ async function readProgress(
   const later = await store.readEvents(runId, eventSeq);
   const lastEventSeq = later.length === 0 ? eventSeq : later[later.length - 1]!.seq;
   const saved = checkpoint?.view.progress;
+  // Only a traced resume reads the whole log, for the trace context its last segment saved.
+  const previousTraceParent = deps.tracing?.active() === true ? lastTraceParent(await store.readEvents(runId, 0)) : undefined;
   const progress = saved === undefined ? undefined : { ...saved, queues: replayQueueEvents(saved.queues, later) };
   return {
     runId,
@@ -85,6 +95,7 @@ async function readProgress(
     lastEventSeq,
     ...(checkpoint === undefined ? {} : { checkpoint }),
     signal: options.signal,
+    ...(previousTraceParent === undefined ? {} : { previousTraceParent }),
     warnings:
       record.optionsDigest === digest
         ? []
