@@ -85,10 +85,12 @@ function policyNameIssues(manifest: Manifest, tools: readonly Tool[], source: Ya
   if (policy === undefined) return [];
   const names = new Set(tools.map((tool) => tool.name));
   const known = names.size === 0 ? 'the manifest has no tools' : `tools: ${[...names].join(', ')}`;
+  // MCP tools are known only once their servers run: a name with a configured server's prefix passes.
+  const mcpPrefixes = Object.keys(manifest.mcp?.servers ?? {}).map((server) => `${server}__`);
   const issues: SourceIssue[] = [];
   for (const list of ['allow', 'deny', 'requireApproval'] as const) {
     (policy[list] ?? []).forEach((name, index) => {
-      if (!names.has(name)) issues.push(withLine(source, ['policy', list, index], `no tool named "${name}" (${known})`));
+      if (!names.has(name) && !mcpPrefixes.some((prefix) => name.startsWith(prefix))) issues.push(withLine(source, ['policy', list, index], `no tool named "${name}" (${known})`));
     });
   }
   const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? `task-${index + 1}` : task.id)));

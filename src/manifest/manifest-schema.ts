@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BoundsOverrideSchema } from '../contracts/bounds.js';
 import { TaskInputSchema } from '../kernel/tasks.js';
+import { McpServersSchema } from '../mcp/mcp-config.js';
 import { DeclarativePolicySpecSchema } from '../policy/declarative-policy.js';
 
 /*
@@ -39,8 +40,16 @@ export const ScriptedModelBlockSchema = z.strictObject({
   script: z.string().trim().min(1, 'must be a file path').describe('A cassette: a JSON or YAML array of scripted steps, relative to the manifest'),
 });
 
-export const ModelBlockSchema = z.discriminatedUnion('provider', [OpenAIModelBlockSchema, ScriptedModelBlockSchema], {
-  error: 'must be "openai" or "scripted"',
+export const AiSdkModelBlockSchema = z.strictObject({
+  provider: z.literal('ai-sdk'),
+  module: z.string().trim().min(1, 'must be a module path').describe('A JavaScript module, relative to the manifest, exporting an AI SDK provider model (LanguageModelV4 or V3)'),
+  export: z.string().trim().min(1).optional().describe('The export holding the model; default `default`, then `model`'),
+  pricing: Pricing.optional(),
+  maxRetries: z.number().int().min(0).max(10).optional(),
+});
+
+export const ModelBlockSchema = z.discriminatedUnion('provider', [OpenAIModelBlockSchema, ScriptedModelBlockSchema, AiSdkModelBlockSchema], {
+  error: 'must be "openai", "ai-sdk" or "scripted"',
 });
 
 const rootDirectory = z.string().trim().min(1, 'must be a directory path').describe('The directory the tool may read, relative to the manifest');
@@ -79,6 +88,14 @@ export const ManifestSchema = z.strictObject({
   model: ModelBlockSchema,
   system: z.string().optional().describe('The system prompt'),
   tools: ToolsBlockSchema.optional(),
+  mcp: z
+    .strictObject({
+      servers: McpServersSchema.describe('By name: { command, args?, env?, cwd? } (stdio) or { url, headers? } (Streamable HTTP); `${VAR}` in env and header values reads the environment'),
+      startTimeoutMs: positiveInt.optional(),
+      toolTimeoutMs: positiveInt.optional(),
+    })
+    .optional()
+    .describe('MCP servers whose tools the run may call, named <server>__<tool> (docs/mcp.md)'),
   tasks: z.array(TaskInputSchema).min(1, 'must hold at least one task').optional().describe('The tasks, in order; a plan strategy may instead plan from `goal`'),
   bounds: BoundsOverrideSchema.optional(),
   policy: DeclarativePolicySpecSchema.optional(),

@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.js';
 import type { OpenAIModelOptions } from '../providers/openai-model.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { loadCassette } from './cassette.js';
+import { resolveAiSdkModel } from './resolve-ai-sdk-model.js';
 import { displayPath, type LoadedManifest } from './load-manifest.js';
 import type { Manifest } from './manifest-schema.js';
 import { withLine, type SourceIssue } from './yaml-source.js';
@@ -18,7 +19,8 @@ const MANIFEST_FIELD: Readonly<Record<string, string>> = { model: 'name', apiKey
 
 /**
  * A model block of the manifest (`model`, or `planner`). `scripted` reads its cassette; `openai`
- * reads the key from the environment variable named by `apiKeyEnv` (the manifest holds no secret).
+ * reads the key from the environment variable named by `apiKeyEnv` (the manifest holds no secret);
+ * `ai-sdk` imports a module exporting an AI SDK provider model.
  */
 export async function resolveModel(
   loaded: LoadedManifest,
@@ -33,6 +35,7 @@ export async function resolveModel(
     const missing = cassette.issues.length === 1 && cassette.issues[0]!.path === '' && cassette.issues[0]!.line === undefined;
     return { issues: missing ? [withLine(loaded.source, [at, 'script'], `${block.script}: ${cassette.issues[0]!.message}`)] : cassette.issues };
   }
+  if (block.provider === 'ai-sdk') return resolveAiSdkModel(loaded, block, at);
   return openai(loaded, block, at, environment);
 }
 

@@ -7,6 +7,7 @@ import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
 import { openExistingStore } from '../open-store.js';
 import { prepareManifest } from '../prepare-manifest.js';
+import { startManifestMcp } from '../start-mcp.js';
 import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
 
@@ -35,6 +36,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
   const opened = openExistingStore(flags.store, io);
   if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
+  let closeMcp = async () => undefined as void;
   try {
     const launch = opened.launches.load(runId);
     const manifestPath = flags.manifest ?? launch?.manifestPath;
@@ -47,7 +49,14 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
       reportIssues(io.stderr, prepared.issues);
       return EXIT.usage;
     }
-    const { loaded, options } = prepared.value;
+    const { loaded } = prepared.value;
+    const mcp = await startManifestMcp(loaded, prepared.value.options);
+    if ('error' in mcp) {
+      complain(io, mcp.error);
+      return EXIT.error;
+    }
+    closeMcp = () => mcp.close();
+    const { options } = mcp;
     const kernel = createManifestKernel(loaded, options, opened.store);
     if (!kernel.ok) {
       reportIssues(io.stderr, kernel.issues);
@@ -66,6 +75,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
     return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap, ...(before === undefined ? {} : { before }) });
   } finally {
     trap.release();
+    await closeMcp();
     opened.close();
   }
 }

@@ -6,6 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
 import { openStore, storePathFor } from '../open-store.js';
 import { prepareManifest } from '../prepare-manifest.js';
+import { startManifestMcp } from '../start-mcp.js';
 import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
 import { boundsOf, describeListenError, startRunWatchers, untilInterrupted, watchFlagProblem, withInspect, type RunWatchers, type WatchFlags } from '../run-watchers.js';
@@ -30,11 +31,20 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
     reportIssues(io.stderr, prepared.issues);
     return EXIT.usage;
   }
-  const { loaded, options } = prepared.value;
+  const { loaded } = prepared.value;
+  const mcp = await startManifestMcp(loaded, prepared.value.options);
+  if ('error' in mcp) {
+    complain(io, mcp.error);
+    return EXIT.error;
+  }
+  const { options } = mcp;
   const manifestStore = loaded.manifest.store === undefined ? undefined : resolve(loaded.directory, loaded.manifest.store.path);
   const trap = trapInterrupts();
   const opened = openStore(storePathFor(flags.store, manifestStore, io.cwd), { create: true });
-  if (opened === undefined) throw new Error('unreachable: openStore with create');
+  if (opened === undefined) {
+    await mcp.close();
+    throw new Error('unreachable: openStore with create');
+  }
   let watchers: RunWatchers | undefined;
   try {
     try {
@@ -70,6 +80,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   } finally {
     trap.release();
     await watchers?.close();
+    await mcp.close();
     opened.close();
   }
 }

@@ -22,8 +22,14 @@ export async function validateCommand(manifestPath: string, io: CommandIO): Prom
   const tools = (options.tools ?? []).map((tool) => tool.name);
   io.stdout.write(
     `${displayPath(loaded.path, io.cwd)}: valid — "${loaded.manifest.name}", ${plural(loaded.manifest.tasks?.length ?? 0, 'task')}, ` +
-      `model ${model.provider === 'openai' ? `openai ${model.name}` : `scripted (${model.script})`}, ` +
-      `tools: ${tools.length === 0 ? 'none' : tools.join(', ')}${strategy}\n`,
+      `model ${model.provider === 'openai' ? `openai ${model.name}` : model.provider === 'ai-sdk' ? `ai-sdk ${options.model.provider} ${options.model.modelId}` : `scripted (${model.script})`}, ` +
+      `tools: ${tools.length === 0 ? 'none' : tools.join(', ')}${mcpServers(loaded.manifest)}${strategy}\n`,
   );
   return EXIT.completed;
+}
+
+/** MCP servers are not started by `validate`: their tools are listed by server. */
+function mcpServers(manifest: { readonly mcp?: { readonly servers: Readonly<Record<string, unknown>> } }): string {
+  const names = Object.keys(manifest.mcp?.servers ?? {});
+  return names.length === 0 ? '' : `, MCP servers (started by run): ${names.join(', ')}`;
 }

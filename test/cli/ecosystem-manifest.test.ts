@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { startOpenAICompatibleServer, textAnswer, toolCallAnswer } from '../support/openai-compatible-server.js';
+import { parseNdjson, ROOT, runCli } from './cli-process.js';
+import { useWorkspace } from './workspace.js';
+
+/*
+ * The manifest's ecosystem blocks end to end through the built CLI: `model.provider: ai-sdk` with a
+ * module exporting @ai-sdk/openai-compatible's model (pointed at the local Chat Completions peer),
+ * and `mcp.servers` with a stdio MCP server.
+ */
+
+const workspace = useWorkspace();
+const DYING_SERVER = `${ROOT}test/support/mcp-dying-server.mjs`;
+
+function writeManifest(baseURL: string, mcp: Record<string, unknown>): string {
+  const { write } = workspace();
+  write(
+    'model.mjs',
+    `import { createOpenAICompatible } from ${JSON.stringify(`${ROOT}node_modules/@ai-sdk/openai-compatible/dist/index.js`)};\n` +
+      `export default createOpenAICompatible({ name: 'local', baseURL: ${JSON.stringify(baseURL)}, apiKey: 'sk-local', includeUsage: true }).chatModel('test-model');\n`,
+  );
+  return write('manifest.yaml', {
+    name: 'ecosystem',
+    model: { provider: 'ai-sdk', module: './model.mjs', maxRetries: 0 },
+    mcp,
+    tasks: ['Ping the server'],
+    // A policy may name MCP tools before their servers run.
+    ...('local' in (mcp['servers'] as object) ? { policy: { allow: ['local__ping'] } } : {}),
+  });
+}
+
+describe('a manifest with an AI SDK model and MCP servers', () => {
+  it('runs: the AI SDK model calls the MCP tool over stdio, and the servers stop with the run', async () => {
+    const server = await startOpenAICompatibleServer();
+    try {
+      server.enqueue(toolCallAnswer([{ id: 'call_ping', name: 'local__ping', fragments: ['{}'] }]), textAnswer(['pong received']));
+      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER] } } });
+
+      const result = await runCli(['run', manifest, '--store', 'runs.db', '--json'], { cwd: workspace().dir });
+
+      expect(result.code, result.stderr).toBe(0);
+      const events = parseNdjson(result.stdout);
+      expect(events.find((event) => event.type === 'tool_execution_end')).toMatchObject({ name: 'local__ping', isError: false, result: expect.stringMatching(/^pong from \d+$/) });
+      expect(events.at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'goal_achieved' } });
+      expect(server.requests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['local__ping', 'local__die']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('validate checks the blocks without starting a server', async () => {
+    const manifest = writeManifest('http://127.0.0.1:9/v1', { servers: { local: { command: '/nonexistent/never-started' } } });
+    const result = await runCli(['validate', manifest], { cwd: workspace().dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('model ai-sdk local.chat test-model');
+    expect(result.stdout).toContain('MCP servers (started by run): local');
+  });
+
+  it('fails the run with exit 4 naming a server that does not start, or an unset ${VAR}', async () => {
+    const broken = writeManifest('http://127.0.0.1:9/v1', { servers: { local: { command: '/nonexistent/mcp-server' } } });
+    const notStarted = await runCli(['run', broken, '--store', 'runs.db'], { cwd: workspace().dir });
+    expect(notStarted.code).toBe(4);
+    expect(notStarted.stderr).toMatch(/MCP server "local" did not start/);
+
+    const unset = writeManifest('http://127.0.0.1:9/v1', { servers: { web: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${DUALLOOP_TEST_UNSET_TOKEN}' } } } });
+    const missing = await runCli(['run', unset, '--store', 'runs.db'], { cwd: workspace().dir, env: { DUALLOOP_TEST_UNSET_TOKEN: undefined } });
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('mcp.servers.web.headers.Authorization: the environment variable DUALLOOP_TEST_UNSET_TOKEN is not set');
+  });
+});
