@@ -3,7 +3,7 @@
  *   node --expose-gc bench/child.mjs '<json spec>'
  * Prints one line `RESULT <json>` on stdout.
  */
-import { measureConcurrent, measureSequential } from './lib/measure.mjs';
+import { measureCapacity, measureConcurrent, measureSequential, measureSetup } from './lib/measure.mjs';
 import { immediatePacer } from './lib/workload.mjs';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
@@ -12,12 +12,8 @@ const env = { pacer: immediatePacer };
 const system = await module.createSystem(env);
 await system.runOnce();
 
-const measured =
-  spec.protocol === 'sequential'
-    ? await measureSequential(system, env, spec)
-    : spec.protocol === 'concurrent'
-      ? await measureConcurrent(system, env, spec)
-      : undefined;
+const protocols = { sequential: measureSequential, concurrent: measureConcurrent, setup: measureSetup, capacity: measureCapacity };
+const measured = await protocols[spec.protocol]?.(system, env, spec);
 if (measured === undefined) throw new Error(`unknown protocol ${spec.protocol}`);
 process.stdout.write(`RESULT ${JSON.stringify({ system: spec.system, protocol: spec.protocol, ...measured })}\n`);
 // Some peers keep handles open (timers, pools); the measurement is done.

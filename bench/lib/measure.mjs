@@ -34,11 +34,14 @@ function cpuMicroseconds(since) {
   return used.user + used.system;
 }
 
-/** At least `runs` runs and at least `minMs` of them, so the JIT has settled; returns ms per run. */
-async function warmUp(system, runs, minMs) {
+/**
+ * At least `runs` runs and at least `minMs` of them, so the JIT has settled — but no more than
+ * `maxMs` once 10 runs are done (the slowest peers take 0.1 s a run); returns ms per run.
+ */
+async function warmUp(system, runs, minMs, maxMs = Infinity) {
   const started = performance.now();
   let done = 0;
-  while (done < runs || performance.now() - started < minMs) {
+  while ((done < runs || performance.now() - started < minMs) && !(done >= 10 && performance.now() - started > maxMs)) {
     await system.runOnce();
     done += 1;
   }
@@ -48,7 +51,7 @@ async function warmUp(system, runs, minMs) {
 /** Sequential µs per turn. */
 export async function measureSequential(system, env, { runs, reps, warmupRuns, warmupMs, repBudgetMs }) {
   env.pacer = immediatePacer;
-  await warmUp(system, warmupRuns, warmupMs);
+  await warmUp(system, warmupRuns, warmupMs, Math.max(warmupMs, repBudgetMs));
   // A system whose repetition would exceed the budget runs fewer runs; the rate stays comparable.
   const estimatedRunMs = await warmUp(system, 10, 0);
   const runsPerRep = estimatedRunMs * runs <= repBudgetMs ? runs : Math.max(20, Math.floor(repBudgetMs / estimatedRunMs));
@@ -105,4 +108,32 @@ export async function measureConcurrent(system, env, { inFlight, reps, minReps, 
     heapBytesPerRun.push(pass.heapPerRun);
   }
   return { wallMs, heapBytesPerRun, idealMs: delayMs * TURNS, inFlight, reps: repCount };
+}
+
+/**
+ * Per-run setup (issue 16): µs per 1-turn run (the model answers with text at once), the same
+ * repetitions as the sequential figure. run.mjs subtracts one turn of the standard workload.
+ */
+export async function measureSetup(system, env, { runs, reps, warmupRuns, warmupMs }) {
+  env.pacer = immediatePacer;
+  env.turns = 1;
+  await warmUp(system, warmupRuns, warmupMs);
+  const samples = [];
+  for (let rep = 0; rep < reps; rep += 1) {
+    fullGc();
+    samples.push((await runSequential(system, runs)) * 1000 / runs);
+  }
+  return { usPerRun: samples, runs };
+}
+
+/**
+ * Capacity (issue 16): `inFlight` runs at once on the delayed model, one pass, paused at the
+ * barrier for the live heap; reports the wall time and the process's peak resident memory.
+ */
+export async function measureCapacity(system, env, { inFlight, delayMs }) {
+  env.pacer = immediatePacer;
+  await warmUp(system, 20, 0);
+  fullGc();
+  const pass = await concurrentPass(system, env, inFlight, delayMs, true);
+  return { inFlight, wallMs: pass.wallMs, heapBytesPerRun: pass.heapPerRun, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }

@@ -15,9 +15,12 @@ export const FINAL_TEXT = 'the sum is 45';
 /** The 5th model call (index 4) is where the heap is measured. */
 export const PAUSE_AT_CALL = 4;
 
-/** What the model answers for its `index`-th call of a run (0-based). */
-export function scriptStep(index) {
-  if (index < TOOL_TURNS) return { kind: 'tool', id: `call_${index}`, args: { a: index, b: 1 } };
+/**
+ * What the model answers for its `index`-th call of a run (0-based): a tool call on each of the
+ * first `turns − 1` calls, the text answer on call `turns` (the setup figure runs 1-turn runs).
+ */
+export function scriptStep(index, turns = TURNS) {
+  if (index < turns - 1) return { kind: 'tool', id: `call_${index}`, args: { a: index, b: 1 } };
   return { kind: 'text', text: FINAL_TEXT };
 }
 
@@ -25,11 +28,11 @@ export function scriptStep(index) {
  * The scripted model for the systems without a model port of their own (plain loop, minimal
  * XState machines): messages `{ role, content, toolCalls? }`, tool results with role `tool`.
  */
-export async function plainModel(messages, pacer) {
+export async function plainModel(messages, pacer, turns = TURNS) {
   let index = 0;
   for (const message of messages) if (message.role === 'tool') index += 1;
   if (pacer.wait !== undefined) await pacer.wait(index);
-  const step = scriptStep(index);
+  const step = scriptStep(index, turns);
   return step.kind === 'tool'
     ? { role: 'assistant', content: '', toolCalls: [{ id: step.id, name: 'add', args: step.args }] }
     : { role: 'assistant', content: step.text, toolCalls: [] };

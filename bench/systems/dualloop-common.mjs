@@ -35,7 +35,7 @@ export async function createDualloopSystem(env, store, label) {
     async call({ messages }) {
       const index = messages.reduce((count, message) => (message.role === 'tool' ? count + 1 : count), 0);
       if (env.pacer.wait !== undefined) await env.pacer.wait(index);
-      const step = scriptStep(index);
+      const step = scriptStep(index, env.turns);
       const usage = { inputTokens: 10, outputTokens: 5 };
       return step.kind === 'tool'
         ? { type: 'response', text: '', toolCalls: [{ id: step.id, name: 'add', args: step.args }], usage, costUsd: 0, finishReason: 'tool_calls' }
