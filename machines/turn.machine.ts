@@ -5,13 +5,14 @@
  *
  * A pure definition. The model caller, tool runner and stop evaluator are long-lived service
  * actors invoked once per task and answering with events (creating an actor per turn is the
- * cost this design avoids); the compactor is spawned only when it asks to run. Events to the
+ * cost this design avoids); the compactor is spawned the first time it asks to run and then kept
+ * for the rest of the task (one actor, not one per turn). Events to the
  * outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are named actions.
  * All of them are supplied by the composition root (src/kernel/provide-machines.ts).
  * The task deadline is a delayed transition on the whole machine.
  */
 import { describeError } from '../src/errors.js';
-import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assign, fromCallback, sendTo, setup } from 'xstate';
 import type { KernelEventBody } from '../src/contracts/events.js';
 import type { Message } from '../src/contracts/messages.js';
 import type { StopCondition } from '../src/contracts/stop.js';
@@ -57,15 +58,17 @@ export interface CompactionCheck {
   readonly turn: number;
 }
 
-export interface CompactorInput extends TurnServiceInput {
+/** What the compactor is asked, each time `needsCompaction` says yes. */
+export interface CompactRequest {
+  readonly type: 'compactor.compact';
   readonly messages: readonly Message[];
   readonly turn: number;
 }
 
-/** The spawned compactor's completion events (it is spawned, not invoked, so they are declared here). */
+/** The compactor's answers (it is spawned, not invoked, so they are declared here). */
 type CompactorEvent =
-  | { readonly type: 'xstate.done.actor.compactor'; readonly output: readonly Message[] }
-  | { readonly type: 'xstate.error.actor.compactor'; readonly error: unknown };
+  | { readonly type: 'COMPACTED'; readonly messages: readonly Message[] }
+  | { readonly type: 'COMPACTION_FAILED'; readonly message: string };
 
 
 function notProvided(name: string): never {
@@ -86,7 +89,7 @@ const turnSetup = setup({
     modelCaller: fromCallback<ModelCallRequest, TurnServiceInput>(() => notProvided('modelCaller')),
     toolRunner: fromCallback<ToolRunRequest, TurnServiceInput>(() => notProvided('toolRunner')),
     innerStopEvaluator: fromCallback<StopEvaluateRequest, TurnServiceInput>(() => notProvided('innerStopEvaluator')),
-    compactor: fromPromise<readonly Message[], CompactorInput>(async () => notProvided('compactor')),
+    compactor: fromCallback<CompactRequest, TurnServiceInput>(() => notProvided('compactor')),
   },
   actions: {
     report: (_, _event: KernelEventBody) => notProvided('report action'),
@@ -109,7 +112,8 @@ const stopOnServiceError = turnSetup.enqueueActions(({ context, event, enqueue: 
 
 /** The compactor threw: report it now; the turn's CHECK_STOP ends the task `error` with the same text. */
 const compactorFailed = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
-  const message = `compact threw: ${describeError((event as { error?: unknown }).error)}`;
+  if (event.type !== 'COMPACTION_FAILED') return;
+  const message = `compact threw: ${event.message}`;
   queue({ type: 'report', params: { type: 'error', scope: 'compactor', message, taskId: context.task.id, taskIndex: context.task.index } });
   queue.assign({ compacting: false, current: { ...context.current, failure: { scope: 'compactor', message } } });
 });
@@ -127,7 +131,10 @@ const closeTurn = turnSetup.enqueueActions(({ context, event, enqueue: queue }) 
   queue({ type: 'report', params: { type: 'turn_end', taskId: context.task.id, taskIndex: context.task.index, turn: finished.turn, result: finished } });
 });
 
-/** TURN_INIT: count the turn, deliver queued messages, report it, and start the compactor if it asks. */
+/**
+ * TURN_INIT: count the turn, deliver queued messages, report it, and ask the compactor to run if
+ * it has work — spawning it the first time only (it answers COMPACTED or COMPACTION_FAILED).
+ */
 const startTurn = turnSetup.enqueueActions(({ context, check, enqueue: queue }) => {
   const update = beginTurn(context);
   const turn = update.turn ?? context.turn;
@@ -137,8 +144,9 @@ const startTurn = turnSetup.enqueueActions(({ context, check, enqueue: queue }) 
     queue.assign(update);
     return;
   }
-  queue.assign({ ...update, compacting: true });
-  queue.spawnChild('compactor', { id: 'compactor', input: { ...serviceInput(context), messages: next.messages, turn } });
+  queue.assign({ ...update, compacting: true, compactorSpawned: true });
+  if (!context.compactorSpawned) queue.spawnChild('compactor', { id: 'compactor', input: serviceInput(context) });
+  queue.sendTo('compactor', { type: 'compactor.compact', messages: next.messages, turn });
 });
 
 export const turnMachine = turnSetup.createMachine({
@@ -171,11 +179,11 @@ export const turnMachine = turnSetup.createMachine({
         { guard: ({ context }) => !context.compacting, target: 'PLAN' },
       ],
       on: {
-        'xstate.done.actor.compactor': {
+        COMPACTED: {
           target: 'PLAN',
-          actions: assign(({ event }) => ({ messages: event.output, compacting: false })),
+          actions: assign(({ event }) => ({ messages: event.messages, compacting: false })),
         },
-        'xstate.error.actor.compactor': { target: 'CHECK_STOP', actions: compactorFailed },
+        COMPACTION_FAILED: { target: 'CHECK_STOP', actions: compactorFailed },
       },
     },
     PLAN: {

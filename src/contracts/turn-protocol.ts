@@ -140,6 +140,8 @@ export interface TurnContext {
   readonly wrapUp: TurnResult | undefined;
   /** The compactor is running (TURN_INIT waits for it). */
   readonly compacting: boolean;
+  /** The compactor actor exists: spawned the first time it had work, kept for the rest of the task. */
+  readonly compactorSpawned: boolean;
 }
 
 /** Output of the turn machine: the task's result plus what the workflow must carry forward. */

@@ -27,9 +27,17 @@ export class EventSink {
     return this.seq;
   }
 
+  /**
+   * Takes ownership of `body`: it is stamped in place and becomes the event (no copy per event,
+   * issue 16), so every caller passes a fresh object and does not touch it afterwards.
+   */
   emit(body: KernelEventBody): KernelEvent {
     this.seq += 1;
-    const event = { ...body, runId: this.runId, seq: this.seq, at: this.now() } as KernelEvent;
+    const stamp = body as KernelEventBody & { runId: string; seq: number; at: number };
+    stamp.runId = this.runId;
+    stamp.seq = this.seq;
+    stamp.at = this.now();
+    const event = stamp as KernelEvent;
     if (this.delivering) {
       this.waiting.push(event);
       return event;

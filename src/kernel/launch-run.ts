@@ -14,6 +14,7 @@ import { describeError } from '../errors.js';
 import { guardedListener, loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
+import { RUN_ENDED } from './abort-reasons.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { InspectObserver } from './options.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
@@ -128,7 +129,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     const finish = async (output: WorkflowOutput) => {
       ended = true;
       for (const signal of abortSignals) signal.removeEventListener('abort', onSignal);
-      runController.abort(new Error('run ended'));
+      runController.abort(RUN_ENDED);
       const workflowResult: WorkflowResult = {
         runId,
         stop: output.stop,

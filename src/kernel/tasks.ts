@@ -20,6 +20,10 @@ const TaskListSchema = z.array(TaskInputSchema).min(1, 'must hold at least one t
 
 /** Validates tasks and gives each an id (`task-1`, …) and its resolved inner bounds. */
 export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: Bounds): TaskSpec[] {
+  // The common case, descriptions only, needs no schema: what it would check is checked here (issue 16: per-run setup).
+  if (Array.isArray(tasks) && tasks.length > 0 && tasks.every((task) => typeof task === 'string' && task.trim() !== '')) {
+    return tasks.map((task, index) => ({ id: `task-${index + 1}`, index, description: (task as string).trim(), bounds: bounds.inner }));
+  }
   const parsed = TaskListSchema.safeParse(tasks);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid tasks', issues: zodIssues(parsed.error, 'tasks') });
   const specs = parsed.data.map((task, index): TaskSpec => {

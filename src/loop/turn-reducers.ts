@@ -37,6 +37,7 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     stop: undefined,
     wrapUp: undefined,
     compacting: false,
+    compactorSpawned: false,
   };
 }
 

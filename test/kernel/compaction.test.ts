@@ -57,4 +57,35 @@ describe('the default compactor', () => {
     expect(result.stop.reason).toBe('error');
     expect(result.stop.detail).toContain('summariser down');
   });
+
+  it('runs the compactor only on the turns it has work, in one actor per task (not one per turn)', async () => {
+    const { tool } = countingTool();
+    const model = scriptedModel(({ index }) => (index % 10 < 9 ? { toolCalls: [{ name: 'step', args: { n: index } }] } : { text: 'done' }));
+    const asked: number[] = [];
+    const compacted: number[] = [];
+    let compactorActors = 0;
+    const result = await runWorkflow({
+      model,
+      tools: [tool],
+      tasks: ['first', 'second'],
+      compactor: {
+        shouldCompact: (_messages, { turn }) => {
+          asked.push(turn);
+          return turn >= 4 && turn !== 6;
+        },
+        compact: (messages) => {
+          compacted.push(messages.length);
+          return messages;
+        },
+      },
+      inspect: (event) => {
+        if (event.type === '@xstate.actor' && event.actorRef.id === 'compactor') compactorActors += 1;
+      },
+    });
+    expect(result.stop.reason).toBe('goal_achieved');
+    // Asked at every turn of both tasks; compacted at turns 4, 5, 7, 8, 9, 10 of each.
+    expect(asked).toHaveLength(20);
+    expect(compacted).toHaveLength(12);
+    expect(compactorActors).toBe(2);
+  });
 });

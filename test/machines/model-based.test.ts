@@ -36,7 +36,7 @@ function turnEvents(snapshot: AnyMachineSnapshot): AnyEventObject[] {
   ];
   switch (snapshot.value) {
     case 'TURN_INIT':
-      return [...anywhere, { type: 'xstate.done.actor.compactor', output: [] }, { type: 'xstate.error.actor.compactor', error: new Error('x') }];
+      return [...anywhere, { type: 'COMPACTED', messages: [] }, { type: 'COMPACTION_FAILED', message: 'x' }];
     case 'PLAN':
       return [...anywhere, ...[textAnswer, toolAnswer, modelFailure].map((result) => ({ type: 'MODEL_DONE', result, at: 1 }))];
     case 'ACT':

@@ -6,6 +6,7 @@ import { pickStop, stopPriority, type StopCondition } from '../../contracts/stop
 import type { InnerStopState, StopEvaluateRequest, TurnEvent } from '../../contracts/turn-protocol.js';
 import { INNER_CONDITIONS, type StopCandidate } from '../../stop/inner-conditions.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
+import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry } from '../run-runtime.js';
 
@@ -21,7 +22,8 @@ export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry
   const hasUserChecks = deps.innerEvaluators.length > 0 || deps.shouldStopAfterTurn !== undefined;
   return fromCallback<StopEvaluateRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
     const run = runtimeOf(registry, input.runId);
-    const controller = new AbortController();
+    // Only the user's checks take a signal: without them no controller is made (issue 16: per-task setup).
+    const controller = hasUserChecks ? new AbortController() : undefined;
     receive(({ state }) => {
       const elapsedMs = state.elapsedBeforeMs + Math.max(0, deps.clock.now() - state.startedAt);
       const check = { state, elapsedMs, loopThreshold: deps.loopThreshold };
@@ -34,13 +36,14 @@ export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry
         sendBack(decided(builtIn, deps.clock.now()));
         return;
       }
-      void userCandidate(deps, state, elapsedMs, controller.signal).then((user) => {
-        if (controller.signal.aborted) return;
+      const signal = controller!.signal;
+      void userCandidate(deps, state, elapsedMs, signal).then((user) => {
+        if (signal.aborted) return;
         if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', message: user.detail, taskId: input.taskId, taskIndex: input.taskIndex });
         sendBack(decided(pickStop([builtIn, user]), deps.clock.now()));
       });
     });
-    return () => controller.abort(new Error('task stopped'));
+    return () => controller?.abort(TASK_STOPPED);
   });
 }
 

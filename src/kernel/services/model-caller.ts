@@ -5,6 +5,7 @@ import type { ModelResult } from '../../contracts/model.js';
 import type { ModelCallRequest, TurnEvent } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
 import { redactString } from '../../logging/redact.js';
+import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
 
@@ -18,20 +19,21 @@ type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
 export function createModelCaller(deps: KernelDeps, registry: RunRegistry) {
   return fromCallback<ModelCallRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
     const run = runtimeOf(registry, input.runId);
+    // One controller for the task's calls (one call at a time): it aborts only when the task stops.
     let controller: AbortController | undefined;
     let inFlight: ModelCallRequest | undefined;
     receive((request) => {
-      const current = new AbortController();
-      controller = current;
+      controller ??= new AbortController();
+      const { signal } = controller;
       inFlight = request;
-      void callModel(deps, run, input, request, current.signal).then((result) => {
-        if (current.signal.aborted) return;
+      void callModel(deps, run, input, request, signal).then((result) => {
+        if (signal.aborted) return;
         inFlight = undefined;
         sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now() });
       });
     });
     return () => {
-      controller?.abort(new Error('task stopped'));
+      controller?.abort(TASK_STOPPED);
       // The task stopped mid-call: close the message so that every message_start has its end.
       if (inFlight !== undefined) {
         run.emit({

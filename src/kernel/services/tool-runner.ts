@@ -2,6 +2,7 @@ import { fromCallback } from 'xstate';
 import type { TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { ToolRunRequest, TurnEvent } from '../../contracts/turn-protocol.js';
 import { runToolBatch } from '../../tools/run-tool-batch.js';
+import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry } from '../run-runtime.js';
 
@@ -15,10 +16,11 @@ type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' }>;
 export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
   return fromCallback<ToolRunRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
     const run = runtimeOf(registry, input.runId);
+    // One controller for the task's batches (one batch at a time): it aborts only when the task stops.
     let controller: AbortController | undefined;
     receive((request) => {
-      const current = new AbortController();
-      controller = current;
+      controller ??= new AbortController();
+      const current = controller;
       const scope = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent };
       void runToolBatch(request.calls, request.slots, deps.toolExecution, deps.toolConcurrency, scope, current.signal).then((outcome) => {
         if (current.signal.aborted) return;
@@ -31,6 +33,6 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
         sendBack({ type: 'TOOLS_FAILED', failure: outcome.failure, results: outcome.results, at });
       });
     });
-    return () => controller?.abort(new Error('task stopped'));
+    return () => controller?.abort(TASK_STOPPED);
   });
 }

@@ -1,9 +1,9 @@
-import { fromPromise } from 'xstate';
-import type { CompactionCheck, CompactorInput } from '../../../machines/turn.machine.js';
+import { fromCallback } from 'xstate';
+import type { CompactionCheck, CompactRequest, TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
-import type { Message } from '../../contracts/messages.js';
 import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
+import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry } from '../run-runtime.js';
 
@@ -55,6 +55,26 @@ export function createNeedsCompaction(deps: KernelDeps, registry: RunRegistry) {
   };
 }
 
+/**
+ * The compactor: spawned by the turn machine the first time `needsCompaction` says yes, then kept
+ * for the rest of the task. Each `compactor.compact` request answers COMPACTED with the new
+ * transcript, or COMPACTION_FAILED; stopping the task aborts a compaction in flight.
+ */
 export function createCompactorActor(deps: KernelDeps) {
-  return fromPromise<readonly Message[], CompactorInput>(async ({ input, signal }) => deps.compactor.compact(input.messages, signal));
+  return fromCallback<CompactRequest, TurnServiceInput>(({ receive, sendBack }) => {
+    const controller = new AbortController();
+    receive((request) => {
+      Promise.resolve()
+        .then(() => deps.compactor.compact(request.messages, controller.signal))
+        .then(
+          (messages) => {
+            if (!controller.signal.aborted) sendBack({ type: 'COMPACTED', messages });
+          },
+          (error: unknown) => {
+            if (!controller.signal.aborted) sendBack({ type: 'COMPACTION_FAILED', message: describeError(error) });
+          },
+        );
+    });
+    return () => controller.abort(TASK_STOPPED);
+  });
 }
