@@ -8,7 +8,7 @@
  * Every system runs in its own child process (Node with --expose-gc), one child per protocol;
  * figures are medians over the repetitions with min–max beside them. Writes results/latest.json
  * with the issue-16 `summary` (ADR 0123), and the growth chart results/growth.svg (copied to
- * docs/performance-growth.svg by a full run).
+ * docs/performance-growth.svg unless --out is given).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +29,11 @@ const SYSTEMS = ['floor', 'plain-loop', 'xstate-events', 'xstate-promise', 'dual
 const QUICK_SYSTEMS = ['floor', 'dualloop', 'dualloop-sqlite', 'langgraph-sqlite'];
 /** Durable systems are compared on sequential turns; their concurrent figure is left to the full run. */
 const QUICK_SEQUENTIAL_ONLY = new Set(['dualloop-sqlite', 'langgraph-sqlite']);
+/**
+ * LangGraph on SqliteSaver takes ~0.1–0.2 s a run: even a full run caps each repetition at a minute
+ * (fewer runs, marked in the table) and leaves its concurrent figure out (ADR 0123).
+ */
+const SLOW_DURABLE = new Set(['langgraph-sqlite']);
 /** Setup (a 1-turn run minus one turn) and capacity (20,000 in flight) are measured for these. */
 const SETUP_SYSTEMS = new Set(['floor', 'dualloop']);
 
@@ -119,8 +124,9 @@ async function measureSystem(id, config, quick) {
   if (pending !== undefined) return { id, label, status: 'pending', note: pending };
   try {
     const started = performance.now();
-    const sequential = await runChild({ system: id, protocol: 'sequential', ...config.sequential });
-    const concurrent = quick && QUICK_SEQUENTIAL_ONLY.has(id) ? undefined : await runChild({ system: id, protocol: 'concurrent', ...config.concurrent });
+    const slow = SLOW_DURABLE.has(id);
+    const sequential = await runChild({ system: id, protocol: 'sequential', ...config.sequential, ...(slow ? { repBudgetMs: Math.min(config.sequential.repBudgetMs, 60_000) } : {}) });
+    const concurrent = slow || (quick && QUICK_SEQUENTIAL_ONLY.has(id)) ? undefined : await runChild({ system: id, protocol: 'concurrent', ...config.concurrent });
     const setup = SETUP_SYSTEMS.has(id) ? await runChild({ system: id, protocol: 'setup', ...config.setup }) : undefined;
     const capacity = SETUP_SYSTEMS.has(id) && config.capacity !== undefined ? await runChild({ system: id, protocol: 'capacity', ...config.capacity }) : undefined;
     process.stderr.write(`bench: ${id} done in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
@@ -184,7 +190,7 @@ async function main() {
   if (growth !== undefined) {
     const chart = new URL('results/growth.svg', benchDir);
     writeFileSync(chart, growthChartSvg(growth, `${results.mode} run, ${results.date.slice(0, 10)}, ${results.machine.cores} cores, Node ${results.machine.node}`));
-    if (!options.quick) copyFileSync(chart, new URL('docs/performance-growth.svg', dualloopRoot));
+    if (options.out === undefined) copyFileSync(chart, new URL('docs/performance-growth.svg', dualloopRoot));
   }
 
   const { machine } = results;

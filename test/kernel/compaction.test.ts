@@ -79,7 +79,8 @@ describe('the default compactor', () => {
         },
       },
       inspect: (event) => {
-        if (event.type === '@xstate.actor' && event.actorRef.id === 'compactor') compactorActors += 1;
+        const inspected = event as { type: string; actorRef: { id: string } };
+        if (inspected.type === '@xstate.actor' && inspected.actorRef.id === 'compactor') compactorActors += 1;
       },
     });
     expect(result.stop.reason).toBe('goal_achieved');
