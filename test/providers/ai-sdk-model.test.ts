@@ -1,3 +1,4 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -148,5 +149,15 @@ describe('aiSdkModel over a provider model (LanguageModelV4)', () => {
   it('prices the usage when pricing is given', async () => {
     const answer = await aiSdkModel(mockLanguageModel([{ parts: textParts(['a', 'b']) }]), { pricing: { inputPerMillion: 1_000_000, outputPerMillion: 0 } }).call(request());
     expect(answer).toMatchObject({ type: 'response', costUsd: 10 });
+  });
+});
+
+describe('aiSdkModel over a LanguageModelV3 (older provider packages)', () => {
+  it('accepts the V3 specification and maps its stream the same way', async () => {
+    const v4 = mockLanguageModel([{ parts: toolCallParts([{ id: 'c1', name: 'add', input: '{"a":1,"b":2}' }]) }, { parts: textParts(['3']) }]);
+    const v3 = { ...v4, specificationVersion: 'v3' } as unknown as LanguageModelV3;
+    const result = await runWorkflow({ model: aiSdkModel(v3), tools: [add], tasks: ['add'] });
+    expect(result.tasks[0]?.turns[0]?.toolCalls[0]).toMatchObject({ name: 'add', result: { sum: 3 }, isError: false });
+    expect(result.tasks[0]?.output).toBe('3');
   });
 });
