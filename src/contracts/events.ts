@@ -55,6 +55,8 @@ export type KernelEventBody =
       readonly costUsd: number;
       /** `error`: the call failed; `canceled`: the task stopped while the call was in flight. */
       readonly finishReason: FinishReason | 'error' | 'canceled';
+      /** The model that answered, when the provider reported it. */
+      readonly responseModelId?: string;
     } & TurnScoped)
   | ({ readonly type: 'tool_execution_start'; readonly toolCallId: string; readonly name: string; readonly args: unknown } & TurnScoped)
   | ({ readonly type: 'tool_execution_update'; readonly toolCallId: string; readonly name: string; readonly progress: unknown } & TurnScoped)

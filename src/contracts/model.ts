@@ -36,6 +36,8 @@ export interface ModelResponse {
   readonly finishReason: FinishReason;
   /** Non-fatal notes (e.g. output truncated by `length`); each becomes a `warning` event. */
   readonly warnings?: readonly string[];
+  /** The model that answered, when the provider says (it may differ from the requested `modelId`). */
+  readonly responseModelId?: string;
 }
 
 /** A failed call, as data. `code` is a stable snake_case identifier (e.g. `auth_failed`, `rate_limited`). */

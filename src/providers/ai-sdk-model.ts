@@ -110,6 +110,7 @@ async function readStream(stream: ReadableStream<AiSdkStreamPart>, settings: Set
     costUsd: costOf(counted.usage, settings.pricing),
     finishReason,
     ...(warnings.length > 0 ? { warnings } : {}),
+    ...(answer.responseModelId === undefined ? {} : { responseModelId: answer.responseModelId }),
   };
 }
 

@@ -110,6 +110,7 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
           'gen_ai.response.finish_reasons': [event.finishReason],
           'dualloop.cost_usd': event.costUsd,
         });
+        if (event.responseModelId !== undefined) span.setAttribute('gen_ai.response.model', event.responseModelId);
         if (recordContent && event.finishReason !== 'error') {
           const parts = [
             ...(event.text === '' ? [] : [{ type: 'text', content: event.text }]),

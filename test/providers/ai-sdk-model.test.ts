@@ -146,6 +146,13 @@ describe('aiSdkModel over a provider model (LanguageModelV4)', () => {
     ]);
   });
 
+  it('reports the model that answered, from response-metadata', async () => {
+    const parts = textParts(['hi']);
+    parts.splice(1, 0, { type: 'response-metadata', modelId: 'mock-model-2026-01' });
+    const answer = await aiSdkModel(mockLanguageModel([{ parts }])).call(request());
+    expect(answer).toMatchObject({ type: 'response', responseModelId: 'mock-model-2026-01' });
+  });
+
   it('prices the usage when pricing is given', async () => {
     const answer = await aiSdkModel(mockLanguageModel([{ parts: textParts(['a', 'b']) }]), { pricing: { inputPerMillion: 1_000_000, outputPerMillion: 0 } }).call(request());
     expect(answer).toMatchObject({ type: 'response', costUsd: 10 });

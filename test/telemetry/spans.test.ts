@@ -152,6 +152,16 @@ describe('OpenTelemetry spans', () => {
     expect(second.attributes).toMatchObject({ 'dualloop.resumed': true, 'dualloop.stop.reason': 'goal_achieved' });
   });
 
+  it('sets gen_ai.response.model when the model reports which model answered', async () => {
+    const model = {
+      provider: 'custom',
+      modelId: 'requested',
+      call: async () => ({ type: 'response' as const, text: 'hi', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0, finishReason: 'stop' as const, responseModelId: 'served-2026' }),
+    };
+    await run({ model, tasks: ['x'] });
+    expect(named('chat')[0]?.attributes).toMatchObject({ 'gen_ai.request.model': 'requested', 'gen_ai.response.model': 'served-2026' });
+  });
+
   it('uses the global tracer provider when one is registered, and nothing with telemetry: false', async () => {
     await runWorkflow({ model: scriptedModel([{ text: 'untraced' }]), tasks: ['x'] });
     expect(spans()).toHaveLength(0);

@@ -92,6 +92,7 @@ async function callModel(
     usage: result.usage,
     costUsd: result.costUsd,
     finishReason: result.finishReason,
+    ...(result.responseModelId === undefined ? {} : { responseModelId: result.responseModelId }),
   });
   return result;
 }
