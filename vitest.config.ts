@@ -15,8 +15,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // Builds dist/ when it is missing or older than the sources (the CLI and package tests use it).
-    globalSetup: ['test/support/build-dist.ts'],
+    // Builds dist/ when it is missing or older than the sources (the CLI and package tests use it);
+    // one throwaway Postgres server per run (or DATABASE_URL), its URL provided to the test files.
+    globalSetup: ['test/support/build-dist.ts', 'test/support/postgres-global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

@@ -28,6 +28,8 @@ export type { MemoryStore, MemoryStoreOptions } from './checkpoint/memory-store.
 export type { SynchronousStore } from './checkpoint/synchronous-store.js';
 export { sqliteStore } from './checkpoint/sqlite-store.js';
 export type { SqliteStore, SqliteStoreOptions } from './checkpoint/sqlite-store.js';
+export { postgresStore } from './checkpoint/postgres-store.js';
+export type { PostgresConnection, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres-store.js';
 export { StoreError } from './checkpoint/store-error.js';
 export type { StoreErrorCode } from './checkpoint/store-error.js';
 export { keepRecentTurns } from './compaction/keep-recent-turns.js';

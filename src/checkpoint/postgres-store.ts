@@ -1,0 +1,347 @@
+import type { Pool, PoolClient } from 'pg';
+import { buildAudit, finishedTasks } from '../audit/build-audit.js';
+import type { CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../contracts/checkpoint.js';
+import type { KernelEvent } from '../contracts/events.js';
+import type { WorkflowResult } from '../contracts/results.js';
+import type { StopCondition } from '../contracts/stop.js';
+import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+import { ConfigError, RunError } from '../errors.js';
+import { fromJson, toJson } from './json-codec.js';
+import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
+import { migratePostgres, quoteIdentifier } from './postgres-schema.js';
+import { PostgresRunWrites } from './postgres-writes.js';
+import { rebuiltOrThrow } from './read-checkpoint.js';
+import { runExists, runNotFound } from './run-refusals.js';
+import { AUDITED_EVENT_TYPES } from './sqlite-statements.js';
+import { StoreError } from './store-error.js';
+
+export type PostgresConnection = { readonly connectionString: string } | { readonly pool: Pool };
+
+export interface PostgresStoreOptions {
+  /** The schema the store's tables live in (default `dualloop`); created and migrated by the store. */
+  readonly schema?: string;
+  /** Connections of the pool the store opens from a connection string (default 10). */
+  readonly maxConnections?: number;
+}
+
+export interface PostgresStore extends CheckpointStore {
+  readonly kind: 'postgres';
+  readonly schema: string;
+  /** `postgres://host:port/database`, without credentials. */
+  readonly where: string;
+  /** Resolves once connected and migrated; rejects with the StoreError that every call would give. */
+  ready(): Promise<void>;
+  /** Writes what is queued and ends the pool the store opened (a pool passed in is left open). */
+  close(): Promise<void>;
+}
+
+type Row = Record<string, unknown>;
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * The shared durable store on PostgreSQL through the `pg` driver, loaded when the first store is
+ * made (the package's root entry stays light). Runs, checkpoint history (format 2, ADR/0120),
+ * tool results, events, results and fenced leases live in one schema, created and migrated by the
+ * store (src/checkpoint/postgres-schema.ts). Each write of a run is one statement, in the order
+ * the kernel made it (src/checkpoint/postgres-writes.ts, ADR/0181). Every method is asynchronous.
+ */
+export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
+  const settings = validate(connection, options);
+  const schema = quoteIdentifier(settings.schema);
+  const given = 'pool' in connection ? connection.pool : undefined;
+  const where = `${describeTarget('connectionString' in connection ? connection.connectionString : undefined, (given as { options?: Row } | undefined)?.options ?? {})} schema ${settings.schema}`;
+  const keys = new Map<string, number>();
+  /** Runs whose `createRun` is under way: the kernel emits its first events before it resolves. */
+  const creating = new Map<string, Promise<unknown>>();
+  let closed = false;
+
+  const opened: Promise<Pool> = (async () => {
+    const pool = given ?? (await ownPool((connection as { connectionString: string }).connectionString, settings.maxConnections));
+    let client: PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      await migratePostgres(client, settings.schema, where);
+      client.release();
+      return pool;
+    } catch (error) {
+      client?.release();
+      if (given === undefined) await pool.end().catch(() => undefined);
+      throw error instanceof StoreError ? error : describePostgresFailure(error, { where, operation: 'opening the database' });
+    }
+  })();
+  opened.catch(() => undefined);
+
+  const query = async (name: string, text: string, values: readonly unknown[]): Promise<Row[]> => {
+    if (closed) throw new StoreError({ code: 'store_failed', path: where, message: `postgres store ${where}: used after close()` });
+    const pool = await opened;
+    const result = await pool.query({ name, text, values: values as unknown[] });
+    return result.rows as Row[];
+  };
+  const prefix = `dl_${settings.schema}`;
+  const writes = new PostgresRunWrites(schema, prefix, query);
+
+  const guard = async <T>(operation: string, runId: string | undefined, action: () => Promise<T>): Promise<T> => {
+    try {
+      return await action();
+    } catch (error) {
+      if (error instanceof RunError || error instanceof StoreError || error instanceof TypeError) throw error;
+      throw describePostgresFailure(error, { where, operation, ...(runId === undefined ? {} : { runId }) });
+    }
+  };
+  const findKey = async (runId: string): Promise<number | undefined> => {
+    if (!keys.has(runId)) await creating.get(runId)?.catch(() => undefined);
+    const cached = keys.get(runId);
+    if (cached !== undefined) return cached;
+    const rows = await query(`${prefix}_key`, `SELECT id FROM ${schema}.runs WHERE run_id = $1`, [runId]);
+    if (rows[0] === undefined) return undefined;
+    const key = Number(rows[0].id);
+    keys.set(runId, key);
+    return key;
+  };
+  const keyOf = async (runId: string, operation: string): Promise<number> => {
+    const key = await findKey(runId);
+    if (key === undefined) throw runNotFound(runId, `postgres store ${where}`, operation);
+    return key;
+  };
+  const parse = (runId: string, what: string, text: unknown): unknown => {
+    const parsed = fromJson(text);
+    if (parsed.ok) return parsed.value;
+    throw new StoreError({ code: 'store_corrupt', path: where, runId, message: `postgres store ${where}: run ${runId}: the stored ${what} is not valid JSON (${parsed.message})` });
+  };
+  const parseEntry = (runId: string, what: string, text: unknown): unknown => {
+    const parsed = fromJson(text);
+    if (parsed.ok) return parsed.value;
+    throw new RunError({ code: 'checkpoint_corrupt', runId, message: `run ${runId}: ${what} in ${where} is not valid JSON (${parsed.message}); the run was not restarted` });
+  };
+
+  const getRun = (runId: string) =>
+    guard('reading the run record', runId, async (): Promise<RunRecord | undefined> => {
+      const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at FROM ${schema}.runs WHERE run_id = $1`, [runId]);
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      return {
+        runId: String(row.run_id),
+        ...(row.name === null ? {} : { name: String(row.name) }),
+        optionsDigest: String(row.options_digest),
+        tasks: parse(runId, 'task list', row.tasks) as TaskSpec[],
+        createdAt: Number(row.created_at),
+      };
+    });
+  const loadResult = (runId: string) =>
+    guard('loading the result', runId, async (): Promise<WorkflowResult | undefined> => {
+      const key = await findKey(runId);
+      if (key === undefined) return undefined;
+      await writes.settle(runId);
+      const rows = await query(`${prefix}_result`, `SELECT body FROM ${schema}.results WHERE run = $1`, [key]);
+      return rows[0] === undefined ? undefined : (parse(runId, 'result', rows[0].body) as WorkflowResult);
+    });
+  const loadCheckpoint = (runId: string, at?: { readonly sequence: number }) =>
+    guard('loading the checkpoint', runId, async (): Promise<StoredCheckpoints | undefined> => {
+      const key = await findKey(runId);
+      if (key === undefined) return undefined;
+      await writes.settle(runId);
+      const point = (
+        await query(`${prefix}_point`, `SELECT sequence, tasks_done FROM ${schema}.checkpoint_entries WHERE run = $1 AND sequence <= $2 ORDER BY sequence DESC LIMIT 1`, [
+          key,
+          at?.sequence ?? 2_147_483_647,
+        ])
+      )[0];
+      if (point === undefined) return undefined;
+      const entries = await query(
+        `${prefix}_history`,
+        `SELECT sequence, body FROM ${schema}.checkpoint_entries WHERE run = $1 AND sequence <= $2
+           AND sequence >= coalesce((SELECT max(sequence) FROM ${schema}.checkpoint_entries WHERE run = $1 AND snapshot AND sequence <= $2), 0)
+         ORDER BY sequence`,
+        [key, point.sequence],
+      );
+      const results = await query(`${prefix}_committed`, `SELECT position, body FROM ${schema}.checkpoint_results WHERE run = $1 AND position < $2 ORDER BY position`, [key, point.tasks_done]);
+      return {
+        entries: entries.map((row) => parseEntry(runId, `checkpoint #${String(row.sequence)}`, row.body)),
+        results: results.map((row) => parseEntry(runId, `task result #${Number(row.position) + 1}`, row.body)),
+      };
+    });
+
+  const createRun = (record: RunRecord) =>
+    guard('creating the run', record.runId, async () => {
+      const tasks = toJson(record.tasks, `run ${record.runId}: the task list`);
+      try {
+        const rows = await query(
+          `${prefix}_create_run`,
+          `INSERT INTO ${schema}.runs (run_id, name, options_digest, tasks, tasks_total, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+          [record.runId, record.name ?? null, record.optionsDigest, tasks, record.tasks.length, record.createdAt],
+        );
+        keys.set(record.runId, Number(rows[0]!.id));
+      } catch (error) {
+        if (sqlState(error) === UNIQUE_VIOLATION) throw runExists(record.runId, `postgres store ${where}`);
+        throw error;
+      }
+    });
+
+  return {
+    kind: 'postgres',
+    schema: settings.schema,
+    where,
+    ready: async () => {
+      await opened;
+    },
+    createRun: (record) => {
+      const created = createRun(record);
+      creating.set(record.runId, created);
+      void created.then(
+        () => creating.delete(record.runId),
+        () => creating.delete(record.runId),
+      );
+      return created;
+    },
+    getRun,
+    saveCheckpoint: (entry) =>
+      guard('saving a checkpoint', entry.runId, async () => writes.saveCheckpoint(writes.slot(entry.runId, await keyOf(entry.runId, 'saveCheckpoint')), entry)),
+    loadCheckpoint,
+    listCheckpoints: (runId) =>
+      guard('listing the checkpoints', runId, async (): Promise<CheckpointIndexEntry[]> => {
+        const key = await findKey(runId);
+        if (key === undefined) return [];
+        await writes.settle(runId);
+        const rows = await query(
+          `${prefix}_list_entries`,
+          `SELECT sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot FROM ${schema}.checkpoint_entries WHERE run = $1 ORDER BY sequence`,
+          [key],
+        );
+        return rows.map((row) => ({
+          sequence: Number(row.sequence),
+          kind: String(row.kind) as CheckpointKind,
+          version: Number(row.version),
+          savedAt: Number(row.saved_at),
+          eventSeq: Number(row.event_seq),
+          ...(row.task_id === null ? {} : { taskId: String(row.task_id) }),
+          ...(row.task_index === null ? {} : { taskIndex: Number(row.task_index) }),
+          ...(row.turn === null ? {} : { turn: Number(row.turn) }),
+          tasksDone: Number(row.tasks_done),
+          snapshot: row.snapshot === true,
+        }));
+      }),
+    recordToolResult: (runId, result) =>
+      guard('recording a tool result', runId, async () => {
+        const body = toJson(result, `run ${runId}: the result of tool call ${result.toolCallId}`);
+        await writes.recordToolResult(writes.slot(runId, await keyOf(runId, 'recordToolResult')), result.toolCallId, body);
+      }),
+    getToolResult: (runId, toolCallId) =>
+      guard('reading a tool result', runId, async () => {
+        const key = await findKey(runId);
+        if (key === undefined) return undefined;
+        const body =
+          writes.queuedToolResult(runId, toolCallId) ??
+          (await query(`${prefix}_tool_result`, `SELECT body FROM ${schema}.tool_results WHERE run = $1 AND tool_call_id = $2`, [key, toolCallId]))[0]?.body;
+        return body === undefined ? undefined : (parse(runId, `result of tool call ${toolCallId}`, body) as never);
+      }),
+    appendEvent: (event: KernelEvent) =>
+      guard('appending an event', event.runId, async () => writes.appendEvent(writes.slot(event.runId, await keyOf(event.runId, 'appendEvent')), event)),
+    readEvents: (runId, afterSeq = 0) =>
+      guard('reading events', runId, async (): Promise<KernelEvent[]> => {
+        const key = await findKey(runId);
+        if (key === undefined) return [];
+        await writes.settle(runId);
+        const rows = await query(`${prefix}_events`, `SELECT body FROM ${schema}.events WHERE run = $1 AND seq > $2 ORDER BY seq`, [key, afterSeq]);
+        return rows.map((row) => parse(runId, 'event', row.body) as KernelEvent);
+      }),
+    saveResult: (result) =>
+      guard('saving the result', result.runId, async () => {
+        const body = toJson(result, `run ${result.runId}: the result`);
+        const slot = writes.slot(result.runId, await keyOf(result.runId, 'saveResult'));
+        await writes.saveResult(slot, { stop: toJson(result.stop, 'the stop condition'), tasksDone: finishedTasks(result), body });
+      }),
+    loadResult,
+    listRuns: ({ limit = 20 } = {}) =>
+      guard('listing runs', undefined, async (): Promise<RunSummary[]> => {
+        const rows = await query(
+          `${prefix}_list_runs`,
+          `SELECT r.run_id, r.name, r.created_at, r.tasks_total, res.stop AS result_stop, res.tasks_done AS result_done,
+                  (SELECT c.tasks_done FROM ${schema}.checkpoint_entries c WHERE c.run = r.id ORDER BY c.sequence DESC LIMIT 1) AS checkpoint_done
+           FROM ${schema}.runs r LEFT JOIN ${schema}.results res ON res.run = r.id
+           ORDER BY r.created_at DESC, r.id DESC LIMIT $1`,
+          [limit],
+        );
+        return rows.map((row) => summarize(row, (text) => parse(String(row.run_id), 'stop condition', text)));
+      }),
+    acquireLease: (runId, holder, ttlMs, now) =>
+      guard('acquiring the lease', runId, async (): Promise<LeaseResult> => {
+        const key = await keyOf(runId, 'acquireLease');
+        // Compare-and-set in one statement: the row changes only when free, expired, or already
+        // ours; a new holder gets the next fencing token (ADR/0180).
+        const taken = await query(
+          `${prefix}_acquire`,
+          `INSERT INTO ${schema}.leases AS l (run, holder, token, expires_at) VALUES ($1, $2, 1, $3)
+           ON CONFLICT (run) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
+             token = l.token + CASE WHEN l.holder IS NOT DISTINCT FROM excluded.holder THEN 0 ELSE 1 END
+           WHERE l.holder IS NOT DISTINCT FROM excluded.holder OR l.holder IS NULL OR l.expires_at <= $4
+           RETURNING token`,
+          [key, holder, now + ttlMs, now],
+        );
+        if (taken.length > 0) return { acquired: true };
+        const row = (await query(`${prefix}_lease`, `SELECT holder, expires_at FROM ${schema}.leases WHERE run = $1`, [key]))[0];
+        return { acquired: false, holder: String(row?.holder ?? ''), expiresAt: Number(row?.expires_at ?? 0) };
+      }),
+    releaseLease: (runId, holder) =>
+      guard('releasing the lease', runId, async () => {
+        const key = await findKey(runId);
+        if (key === undefined) return;
+        await query(`${prefix}_release`, `UPDATE ${schema}.leases SET holder = NULL, expires_at = 0 WHERE run = $1 AND holder = $2`, [key, holder]);
+      }),
+    audit: (runId) =>
+      guard('building the audit', runId, async () => {
+        const record = await getRun(runId);
+        if (record === undefined) return undefined;
+        const key = await keyOf(runId, 'audit');
+        const result = await loadResult(runId);
+        const events = (
+          await query(`${prefix}_audited`, `SELECT body FROM ${schema}.events WHERE run = $1 AND type = ANY($2::text[]) ORDER BY seq`, [key, [...AUDITED_EVENT_TYPES]])
+        ).map((row) => parse(runId, 'event', row.body) as KernelEvent);
+        const eventCount = Number((await query(`${prefix}_count`, `SELECT count(*) AS count FROM ${schema}.events WHERE run = $1`, [key]))[0]?.count ?? 0);
+        const progress = result === undefined ? rebuiltOrThrow(await loadCheckpoint(runId), runId)?.view.progress : undefined;
+        return buildAudit({ record, result, progress, events, eventCount });
+      }),
+    async close() {
+      if (closed) return;
+      await writes.settleAll();
+      closed = true;
+      const pool = await opened.catch(() => undefined);
+      if (given === undefined) await pool?.end();
+    },
+  };
+}
+
+async function ownPool(connectionString: string, max: number): Promise<Pool> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString, max });
+  // An idle connection the server dropped (a restart) must not crash the process; the next query
+  // opens a new one, and a query on a dropped connection fails as a StoreError.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+function summarize(row: Row, parseStop: (text: unknown) => unknown): RunSummary {
+  const stop = row.result_stop === null ? undefined : (parseStop(row.result_stop) as StopCondition);
+  return {
+    runId: String(row.run_id),
+    ...(row.name === null ? {} : { name: String(row.name) }),
+    createdAt: Number(row.created_at),
+    ...(stop === undefined ? {} : { stop }),
+    tasksDone: Number(row.result_done ?? row.checkpoint_done ?? 0),
+    tasksTotal: Number(row.tasks_total),
+  };
+}
+
+function validate(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number } {
+  const issues: { path: string; message: string }[] = [];
+  const value = (typeof connection === 'object' && connection !== null ? connection : {}) as { connectionString?: unknown; pool?: unknown };
+  const hasString = typeof value.connectionString === 'string' && value.connectionString.trim() !== '';
+  const hasPool = typeof value.pool === 'object' && value.pool !== null && typeof (value.pool as { query?: unknown }).query === 'function';
+  if (hasString === hasPool) issues.push({ path: 'connection', message: 'give exactly one of connectionString (a postgres:// URL) or pool (a pg.Pool)' });
+  const schema = options.schema ?? 'dualloop';
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) issues.push({ path: 'schema', message: 'must be 1–63 letters, digits or "_", not starting with a digit' });
+  const maxConnections = options.maxConnections ?? 10;
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) issues.push({ path: 'maxConnections', message: 'must be a positive integer' });
+  if (issues.length > 0) throw new ConfigError({ message: 'Invalid postgresStore options', issues });
+  return { schema, maxConnections };
+}

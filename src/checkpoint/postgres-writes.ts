@@ -1,0 +1,226 @@
+/**
+ * How the Postgres store writes a run: every write of one run goes through that run's chain, in
+ * the order the kernel made it, and becomes ONE statement (data-modifying CTEs, atomic without
+ * BEGIN/COMMIT round trips). Events are queued and ride with the run's next checkpoint, tool
+ * result or result, or go on their own when the current macrotask ends; queue changes and tool
+ * results are written at once (ADR/0181). A write's promise settles when its statement committed.
+ * Runs write independently, on the pool's connections.
+ */
+import type { KernelEvent } from '../contracts/events.js';
+import type { CheckpointEntry } from '../contracts/checkpoint.js';
+import { toJson } from './json-codec.js';
+import { resultsRefusal } from './history-rules.js';
+import { checkpointOutOfOrder, eventOutOfOrder } from './run-refusals.js';
+import { IMMEDIATE_EVENT_TYPES } from './sqlite-write-behind.js';
+
+/** Runs one parameterised statement; `name` caches its plan per connection. */
+export type Execute = (name: string, text: string, values: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
+
+interface Batch {
+  events: { seq: number; type: string; at: number; body: string }[];
+  tools: Map<string, string>;
+  settle: { resolve: () => void; reject: (error: unknown) => void }[];
+}
+
+interface Extra {
+  readonly entry?: { readonly entry: CheckpointEntry; readonly body: string; readonly results: readonly string[] };
+  readonly result?: { readonly stop: string; readonly tasksDone: number; readonly body: string };
+}
+
+interface RunSlot {
+  readonly key: number;
+  readonly runId: string;
+  chain: Promise<unknown>;
+  batch: Batch;
+  scheduled: boolean;
+  lastSeq?: number;
+  history?: { sequence: number; committed: number };
+}
+
+const emptyBatch = (): Batch => ({ events: [], tools: new Map(), settle: [] });
+
+export class PostgresRunWrites {
+  private readonly slots = new Map<string, RunSlot>();
+
+  constructor(
+    /** The quoted schema name. */
+    private readonly schema: string,
+    /** A name for prepared statements, unique per schema. */
+    private readonly prefix: string,
+    private readonly execute: Execute,
+  ) {}
+
+  /** The slot of a run whose integer key is known; created on first use. */
+  slot(runId: string, key: number): RunSlot {
+    let slot = this.slots.get(runId);
+    if (slot === undefined) {
+      slot = { key, runId, chain: Promise.resolve(), batch: emptyBatch(), scheduled: false };
+      this.slots.set(runId, slot);
+    }
+    return slot;
+  }
+
+  appendEvent(slot: RunSlot, event: KernelEvent): Promise<void> {
+    return this.serial(slot, async () => {
+      const last = slot.lastSeq ?? (await this.readLastSeq(slot));
+      if (!(event.seq > last)) throw eventOutOfOrder(event.runId, event.seq, last);
+      slot.lastSeq = event.seq;
+      const done = this.queue(slot, (batch) => batch.events.push({ seq: event.seq, type: event.type, at: event.at, body: toJson(event, `run ${event.runId}: event ${event.seq}`) }));
+      if (IMMEDIATE_EVENT_TYPES.has(event.type)) await this.write(slot, {});
+      else this.schedule(slot);
+      return { done };
+    }).then(({ done }) => done);
+  }
+
+  recordToolResult(slot: RunSlot, toolCallId: string, body: string): Promise<void> {
+    return this.serial(slot, async () => {
+      const done = this.queue(slot, (batch) => batch.tools.set(toolCallId, body));
+      await this.write(slot, {});
+      await done;
+    });
+  }
+
+  /** A tool result not yet written, so that reads see every write. */
+  queuedToolResult(runId: string, toolCallId: string): string | undefined {
+    return this.slots.get(runId)?.batch.tools.get(toolCallId);
+  }
+
+  saveCheckpoint(slot: RunSlot, entry: CheckpointEntry): Promise<void> {
+    return this.serial(slot, async () => {
+      const known = slot.history ?? (await this.readHistory(slot));
+      if (!(entry.sequence > known.sequence)) throw checkpointOutOfOrder(entry.runId, `checkpoint #${entry.sequence} is not after the last one, #${known.sequence}`);
+      const refusal = resultsRefusal(entry, known.committed);
+      if (refusal !== undefined) throw checkpointOutOfOrder(entry.runId, refusal);
+      const { results, ...stored } = entry;
+      const body = toJson(stored, `run ${entry.runId}: checkpoint #${entry.sequence}`);
+      const rows = results.map((result) => toJson(result, `run ${entry.runId}: the result of task ${result.taskId}`));
+      slot.history = undefined;
+      await this.write(slot, { entry: { entry, body, results: rows } });
+      slot.history = { sequence: entry.sequence, committed: entry.tasksDone };
+    });
+  }
+
+  saveResult(slot: RunSlot, result: { stop: string; tasksDone: number; body: string }): Promise<void> {
+    return this.serial(slot, async () => {
+      await this.write(slot, { result });
+      // The run ended: what is kept about it is read again if it is resumed.
+      this.slots.delete(slot.runId);
+    });
+  }
+
+  /** Writes whatever the run has queued and waits for every earlier write of it. */
+  settle(runId: string): Promise<void> {
+    const slot = this.slots.get(runId);
+    if (slot === undefined) return Promise.resolve();
+    return this.serial(slot, () => this.write(slot, {}));
+  }
+
+  /** Settles every run (on close). */
+  async settleAll(): Promise<void> {
+    await Promise.allSettled([...this.slots.keys()].map((runId) => this.settle(runId)));
+  }
+
+  private serial<T>(slot: RunSlot, action: () => Promise<T>): Promise<T> {
+    const next = slot.chain.then(action);
+    slot.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private queue(slot: RunSlot, add: (batch: Batch) => void): Promise<void> {
+    add(slot.batch);
+    const done = new Promise<void>((resolve, reject) => slot.batch.settle.push({ resolve, reject }));
+    // The caller that awaits it sees a failure; nobody else must.
+    done.catch(() => undefined);
+    return done;
+  }
+
+  private schedule(slot: RunSlot): void {
+    if (slot.scheduled) return;
+    slot.scheduled = true;
+    setImmediate(() => {
+      slot.scheduled = false;
+      // A failure reaches the callers through their promises.
+      this.serial(slot, () => this.write(slot, {})).catch(() => undefined);
+    });
+  }
+
+  /** One statement: the queued events and tool results, then the extra rows, all or nothing. */
+  private async write(slot: RunSlot, extra: Extra): Promise<void> {
+    const batch = slot.batch;
+    if (batch.events.length === 0 && batch.tools.size === 0 && extra.entry === undefined && extra.result === undefined) return;
+    slot.batch = emptyBatch();
+    const { name, text, values } = this.statement(slot.key, batch, extra);
+    try {
+      await this.execute(name, text, values);
+    } catch (error) {
+      // Another writer may have taken these seqs: read the log's end again before the next event.
+      slot.lastSeq = undefined;
+      slot.history = undefined;
+      for (const waiter of batch.settle) waiter.reject(error);
+      throw error;
+    }
+    for (const waiter of batch.settle) waiter.resolve();
+  }
+
+  private statement(key: number, batch: Batch, extra: Extra): { name: string; text: string; values: unknown[] } {
+    const s = this.schema;
+    const values: unknown[] = [key];
+    const param = (value: unknown, type: string) => {
+      values.push(value);
+      return `$${values.length}::${type}`;
+    };
+    const parts: string[] = [];
+    const shape: string[] = [];
+    if (batch.events.length > 0) {
+      shape.push('e');
+      const { events } = batch;
+      parts.push(`INSERT INTO ${s}.events (run, seq, type, at, body) SELECT $1, * FROM unnest(${param(events.map((e) => e.seq), 'int[]')}, ${param(events.map((e) => e.type), 'text[]')}, ${param(events.map((e) => e.at), 'bigint[]')}, ${param(events.map((e) => e.body), 'text[]')})`);
+    }
+    if (batch.tools.size > 0) {
+      shape.push('t');
+      parts.push(`INSERT INTO ${s}.tool_results (run, tool_call_id, body) SELECT $1, * FROM unnest(${param([...batch.tools.keys()], 'text[]')}, ${param([...batch.tools.values()], 'text[]')})
+        ON CONFLICT (run, tool_call_id) DO UPDATE SET body = excluded.body`);
+    }
+    if (extra.entry !== undefined) {
+      shape.push('c');
+      const { entry, body, results } = extra.entry;
+      const { taskId, taskIndex, turn } = entry.position;
+      parts.push(`INSERT INTO ${s}.checkpoint_entries (run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body)
+        VALUES ($1, ${param(entry.sequence, 'int')}, ${param(entry.kind, 'text')}, ${param(entry.version, 'int')}, ${param(entry.savedAt, 'bigint')}, ${param(entry.eventSeq, 'int')},
+          ${param(taskId ?? null, 'text')}, ${param(taskIndex ?? null, 'int')}, ${param(turn ?? null, 'int')}, ${param(entry.tasksDone, 'int')}, ${param(entry.snapshot !== undefined, 'boolean')}, ${param(body, 'text')})`);
+      if (results.length > 0) {
+        shape.push('r');
+        const first = entry.tasksDone - results.length;
+        parts.push(`INSERT INTO ${s}.checkpoint_results (run, position, sequence, task_id, body)
+          SELECT $1, ${param(first, 'int')} + ordinality::int - 1, ${param(entry.sequence, 'int')}, task_id, body
+          FROM unnest(${param(entry.results.map((result) => result.taskId), 'text[]')}, ${param(results, 'text[]')}) WITH ORDINALITY AS r (task_id, body, ordinality)`);
+      }
+    }
+    if (extra.result !== undefined) {
+      shape.push('w');
+      const { stop, tasksDone, body } = extra.result;
+      parts.push(`INSERT INTO ${s}.results (run, stop, tasks_done, body) VALUES ($1, ${param(stop, 'text')}, ${param(tasksDone, 'int')}, ${param(body, 'text')})
+        ON CONFLICT (run) DO UPDATE SET stop = excluded.stop, tasks_done = excluded.tasks_done, body = excluded.body`);
+    }
+    const text = parts.length === 1 ? parts[0]! : `WITH ${parts.slice(0, -1).map((part, index) => `w${index} AS (${part})`).join(', ')} ${parts[parts.length - 1]!}`;
+    return { name: `${this.prefix}_w_${shape.join('')}`, text, values };
+  }
+
+  private async readLastSeq(slot: RunSlot): Promise<number> {
+    const rows = await this.execute(`${this.prefix}_last_seq`, `SELECT coalesce(max(seq), 0) AS seq FROM ${this.schema}.events WHERE run = $1`, [slot.key]);
+    const last = Number(rows[0]?.seq ?? 0);
+    // Events queued meanwhile are after what the table holds.
+    return slot.lastSeq ?? last;
+  }
+
+  private async readHistory(slot: RunSlot): Promise<{ sequence: number; committed: number }> {
+    const rows = await this.execute(
+      `${this.prefix}_history_end`,
+      `SELECT (SELECT coalesce(max(sequence), 0) FROM ${this.schema}.checkpoint_entries WHERE run = $1) AS sequence,
+              (SELECT coalesce(max(position) + 1, 0) FROM ${this.schema}.checkpoint_results WHERE run = $1) AS committed`,
+      [slot.key],
+    );
+    return { sequence: Number(rows[0]?.sequence ?? 0), committed: Number(rows[0]?.committed ?? 0) };
+  }
+}
+
