@@ -117,6 +117,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
 
   const getRun = (runId: string) =>
     guard('reading the run record', runId, async (): Promise<RunRecord | undefined> => {
+      await creating.get(runId)?.catch(() => undefined);
       const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at FROM ${schema}.runs WHERE run_id = $1`, [runId]);
       const row = rows[0];
       if (row === undefined) return undefined;

@@ -43,11 +43,21 @@ export interface Child {
   line(text: string): Promise<void>;
 }
 
-export function spawnChild(mode: 'start' | 'resume', workDir: string, options: { plan?: KillPlan; waitForGo?: boolean } = {}): Child {
+/** Which store the child keeps the run in, and how the test reads it back. */
+export interface CrashStore {
+  readonly name: string;
+  /** What the child's environment adds for this work dir. */
+  env(workDir: string): Record<string, string>;
+  state(workDir: string): Promise<StoredState>;
+}
+
+export const sqliteCrashStore: CrashStore = { name: 'sqliteStore', env: () => ({}), state: async (workDir) => storedState(workDir) };
+
+export function spawnChild(mode: 'start' | 'resume', workDir: string, options: { plan?: KillPlan; waitForGo?: boolean; store?: CrashStore } = {}): Child {
   const hookPlan = options.plan !== undefined && options.plan.kind !== 'time' ? [JSON.stringify(options.plan)] : [];
   const child = spawn(NODE, [CHILD, mode, workDir, ...hookPlan], {
     cwd: ROOT,
-    env: { ...process.env, ...(options.waitForGo === true ? { DUALLOOP_WAIT_FOR_GO: '1' } : {}) },
+    env: { ...process.env, ...(options.waitForGo === true ? { DUALLOOP_WAIT_FOR_GO: '1' } : {}), ...(options.store?.env(workDir) ?? {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
