@@ -36,7 +36,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         options_digest text NOT NULL,
         tasks text NOT NULL,
         tasks_total integer NOT NULL,
-        created_at bigint NOT NULL
+        created_at bigint NOT NULL,
+        fork_of_run_id text,
+        fork_of_at text
       );
       CREATE INDEX runs_by_creation ON {schema}.runs (created_at DESC, id DESC);
       CREATE TABLE {schema}.checkpoint_entries (

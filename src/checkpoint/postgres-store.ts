@@ -3,10 +3,10 @@ import { buildAudit, finishedTasks } from '../audit/build-audit.js';
 import type { CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../contracts/checkpoint.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
-import type { StopCondition } from '../contracts/stop.js';
 import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError, RunError } from '../errors.js';
+import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { migratePostgres, quoteIdentifier } from './postgres-schema.js';
@@ -118,7 +118,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   const getRun = (runId: string) =>
     guard('reading the run record', runId, async (): Promise<RunRecord | undefined> => {
       await creating.get(runId)?.catch(() => undefined);
-      const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at FROM ${schema}.runs WHERE run_id = $1`, [runId]);
+      const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at, fork_of_run_id, fork_of_at FROM ${schema}.runs WHERE run_id = $1`, [runId]);
       const row = rows[0];
       if (row === undefined) return undefined;
       return {
@@ -127,6 +127,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         optionsDigest: String(row.options_digest),
         tasks: parse(runId, 'task list', row.tasks) as TaskSpec[],
         createdAt: Number(row.created_at),
+        ...forkOfRow(row, (text) => parse(runId, 'fork point', text)),
       };
     });
   const loadResult = (runId: string) =>
@@ -169,8 +170,17 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       try {
         const rows = await query(
           `${prefix}_create_run`,
-          `INSERT INTO ${schema}.runs (run_id, name, options_digest, tasks, tasks_total, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-          [record.runId, record.name ?? null, record.optionsDigest, tasks, record.tasks.length, record.createdAt],
+          `INSERT INTO ${schema}.runs (run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+          [
+            record.runId,
+            record.name ?? null,
+            record.optionsDigest,
+            tasks,
+            record.tasks.length,
+            record.createdAt,
+            record.forkOf?.runId ?? null,
+            record.forkOf === undefined ? null : toJson(record.forkOf.at, `run ${record.runId}: the fork point`),
+          ],
         );
         keys.set(record.runId, Number(rows[0]!.id));
       } catch (error) {
@@ -257,7 +267,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       guard('listing runs', undefined, async (): Promise<RunSummary[]> => {
         const rows = await query(
           `${prefix}_list_runs`,
-          `SELECT r.run_id, r.name, r.created_at, r.tasks_total, res.stop AS result_stop, res.tasks_done AS result_done,
+          `SELECT r.run_id, r.name, r.created_at, r.tasks_total, r.fork_of_run_id, r.fork_of_at, res.stop AS result_stop, res.tasks_done AS result_done,
                   (SELECT c.tasks_done FROM ${schema}.checkpoint_entries c WHERE c.run = r.id ORDER BY c.sequence DESC LIMIT 1) AS checkpoint_done
            FROM ${schema}.runs r LEFT JOIN ${schema}.results res ON res.run = r.id
            ORDER BY r.created_at DESC, r.id DESC LIMIT $1`,
@@ -321,17 +331,6 @@ async function ownPool(connectionString: string, max: number): Promise<Pool> {
   return pool;
 }
 
-function summarize(row: Row, parseStop: (text: unknown) => unknown): RunSummary {
-  const stop = row.result_stop === null ? undefined : (parseStop(row.result_stop) as StopCondition);
-  return {
-    runId: String(row.run_id),
-    ...(row.name === null ? {} : { name: String(row.name) }),
-    createdAt: Number(row.created_at),
-    ...(stop === undefined ? {} : { stop }),
-    tasksDone: Number(row.result_done ?? row.checkpoint_done ?? 0),
-    tasksTotal: Number(row.tasks_total),
-  };
-}
 
 function validate(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number } {
   const issues: { path: string; message: string }[] = [];

@@ -3,13 +3,12 @@ import type { DatabaseSync } from 'node:sqlite';
 import { buildAudit, finishedTasks } from '../audit/build-audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
-import type { StopCondition } from '../contracts/stop.js';
 import type { CheckpointEntry } from '../contracts/checkpoint.js';
 import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
-import type { ForkOrigin, ForkPoint } from '../contracts/fork.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError, RunError } from '../errors.js';
+import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
@@ -229,24 +228,6 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
 }
 
-function summarize(row: Row, parseJson: (text: unknown) => unknown): RunSummary {
-  const stop = row.result_stop === null ? undefined : (parseJson(row.result_stop) as StopCondition);
-  return {
-    runId: String(row.run_id),
-    ...(row.name === null ? {} : { name: String(row.name) }),
-    createdAt: Number(row.created_at),
-    ...forkOfRow(row, parseJson),
-    ...(stop === undefined ? {} : { stop }),
-    tasksDone: Number(row.result_done ?? row.checkpoint_done ?? 0),
-    tasksTotal: Number(row.tasks_total),
-  };
-}
-
-/** The `forkOf` of a run row: both columns are set for a fork, neither otherwise. */
-function forkOfRow(row: Row, parseJson: (text: unknown) => unknown): { forkOf?: ForkOrigin } {
-  if (row.fork_of_run_id === null || row.fork_of_run_id === undefined) return {};
-  return { forkOf: { runId: String(row.fork_of_run_id), at: parseJson(row.fork_of_at) as ForkPoint } };
-}
 
 function validateOptions(options: SqliteStoreOptions): Required<SqliteStoreOptions> {
   const issues: { path: string; message: string }[] = [];
