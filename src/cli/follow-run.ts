@@ -5,10 +5,11 @@ import { displayPath } from '../manifest/load-manifest.js';
 import type { KernelOptions } from '../kernel/options.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
 import type { CommandIO } from './command-io.js';
-import { exitCodeFor, EXIT } from './exit-codes.js';
+import { exitCodeFor } from './exit-codes.js';
 import { colorsFor } from './format.js';
 import { DEFAULT_STORE_PATH, type OpenedStore } from './open-store.js';
 import { ndjsonOutput, type RunOutput } from './run-output.js';
+import { resumeCanHelp, stopLine } from './stop-advice.js';
 import { watchRun, type InterruptTrap } from './watch-run.js';
 
 export interface FollowOptions {
@@ -29,7 +30,8 @@ export interface FollowOptions {
 export async function followRun(follow: FollowOptions): Promise<number> {
   const { run, opened, json, io, trap } = follow;
   const approvals: string[] = [];
-  const output = await outputFor(follow);
+  const piped = json || io.stdout.isTTY !== true;
+  const output = await outputFor(follow, piped);
   const result = await watchRun(run, {
     onEvent(event) {
       if (event.type === 'policy_decision' && event.decision === 'require_approval') approvals.push(event.approvalId ?? event.toolCallId ?? `task:${event.taskId}`);
@@ -40,19 +42,21 @@ export async function followRun(follow: FollowOptions): Promise<number> {
   }, trap);
   const code = exitCodeFor(result.stop.reason);
   const store = storeHint(opened.path, io.cwd);
+  // NDJSON keeps the stop in its last line; the person watching stderr gets it in one line too.
+  if (piped) output.note(stopLine(result.stop));
   if (result.stop.reason === 'awaiting_approval' && approvals.length > 0) {
     const pending = approvals[approvals.length - 1]!;
     output.note(`awaiting approval ${pending}: dualloop resume ${run.runId} --approve ${pending}   (or --reject ${pending})${store}`);
-  } else if (code === EXIT.canceled || result.stop.reason === 'error' || result.stop.reason === 'max_session_runtime') {
+  } else if (result.stop.reason !== 'awaiting_approval' && resumeCanHelp(result.stop)) {
     output.note(`continue it with: dualloop resume ${run.runId}${store}`);
   }
   if (!json) output.note(`details: dualloop audit ${run.runId}${store}`);
   return code;
 }
 
-async function outputFor(follow: FollowOptions): Promise<RunOutput> {
-  const { io, json, run, opened, options } = follow;
-  if (json || io.stdout.isTTY !== true) return ndjsonOutput(io.stdout, io.stderr);
+async function outputFor(follow: FollowOptions, piped: boolean): Promise<RunOutput> {
+  const { io, run, opened, options } = follow;
+  if (piped) return ndjsonOutput(io.stdout, io.stderr);
   const record = await opened.store.getRun(run.runId);
   const { createLiveView } = await import('./live-view/live-view.js');
   return createLiveView({

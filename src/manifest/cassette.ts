@@ -29,6 +29,6 @@ export async function loadCassette(path: string, file: string): Promise<ParsedFi
   const parsed = await readYamlFile(path, file);
   if (!parsed.ok) return parsed;
   const result = CassetteSchema.safeParse(parsed.value);
-  if (!result.success) return { ok: false, issues: schemaIssues(result.error, parsed.source) };
+  if (!result.success) return { ok: false, issues: schemaIssues(result.error, parsed.source, CassetteSchema) };
   return { ok: true, value: result.data as readonly ScriptStep[], source: parsed.source };
 }

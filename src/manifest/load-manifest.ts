@@ -24,7 +24,7 @@ export async function loadManifest(manifestPath: string, cwd: string = process.c
   if (!parsed.ok) return parsed;
   if (parsed.value === null || parsed.value === undefined) return { ok: false, issues: [{ file, path: '', message: 'the manifest is empty' }] };
   const result = ManifestSchema.safeParse(parsed.value);
-  if (!result.success) return { ok: false, issues: schemaIssues(result.error, parsed.source) };
+  if (!result.success) return { ok: false, issues: schemaIssues(result.error, parsed.source, ManifestSchema) };
   return { ok: true, value: { manifest: result.data, path, directory: dirname(path), source: parsed.source } };
 }
 

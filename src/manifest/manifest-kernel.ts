@@ -25,7 +25,7 @@ export async function buildKernelOptions(loaded: LoadedManifest, overrides: Boun
     manifest.planner === undefined ? undefined : resolveModel(loaded, manifest.planner, 'planner'),
     resolveTools(loaded),
   ]);
-  const issues: SourceIssue[] = [...model.issues, ...(planner?.issues ?? []), ...tools.issues, ...policyNameIssues(manifest, tools.tools, source)];
+  const issues: SourceIssue[] = [...model.issues, ...(planner?.issues ?? []), ...tools.issues, ...(tools.complete ? policyNameIssues(manifest, tools.tools, source) : taskIdIssues(manifest, source))];
   if (manifest.tasks === undefined && manifest.goal === undefined) issues.push(withLine(source, ['tasks'], 'required (or a `goal` for a plan strategy)'));
   if (model.model === undefined || issues.length > 0) return { ok: false, issues };
 
@@ -93,7 +93,15 @@ function policyNameIssues(manifest: Manifest, tools: readonly Tool[], source: Ya
       if (!names.has(name) && !mcpPrefixes.some((prefix) => name.startsWith(prefix))) issues.push(withLine(source, ['policy', list, index], `no tool named "${name}" (${known})`));
     });
   }
+  return [...issues, ...taskIdIssues(manifest, source)];
+}
+
+/** Task ids named by the policy that no task has (checked even when the tools are unknown). */
+function taskIdIssues(manifest: Manifest, source: YamlSource): SourceIssue[] {
+  const policy = manifest.policy;
+  if (policy === undefined) return [];
   const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? `task-${index + 1}` : task.id)));
+  const issues: SourceIssue[] = [];
   (policy.approveTasks ?? []).forEach((id, index) => {
     if (!taskIds.has(id)) issues.push(withLine(source, ['policy', 'approveTasks', index], `no task with id "${id}" (tasks: ${[...taskIds].join(', ')})`));
   });

@@ -15,7 +15,7 @@ type ModelBlock = Manifest['model'];
 type OpenAIBlock = Extract<ModelBlock, { provider: 'openai' }>;
 
 /** `openaiModel` option names that the manifest spells differently. */
-const MANIFEST_FIELD: Readonly<Record<string, string>> = { model: 'name', apiKey: 'apiKeyEnv' };
+const MANIFEST_FIELD: Readonly<Record<string, string>> = { model: 'name' };
 
 /**
  * A model block of the manifest (`model`, or `planner`). `scripted` reads its cassette; `openai`
@@ -41,15 +41,12 @@ export async function resolveModel(
 
 /** The OpenAI SDK is loaded only for manifests that use it. */
 async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 'planner', environment: NodeJS.ProcessEnv): Promise<ModelResult> {
-  const { provider: _provider, name, apiKeyEnv, ...rest } = block;
-  let apiKey: string | undefined;
-  if (apiKeyEnv !== undefined) {
-    apiKey = environment[apiKeyEnv]?.trim() || undefined;
-    if (apiKey === undefined && block.baseURL === undefined) {
-      return { issues: [withLine(loaded.source, [at, 'apiKeyEnv'], `the environment variable ${apiKeyEnv} is not set`)] };
-    }
+  const { provider: _provider, name, ...rest } = block;
+  if (block.apiKeyEnv !== undefined && !environment[block.apiKeyEnv]?.trim() && block.baseURL === undefined) {
+    return { issues: [withLine(loaded.source, [at, 'apiKeyEnv'], `the environment variable ${block.apiKeyEnv} is not set`)] };
   }
-  const options: OpenAIModelOptions = { model: name, ...(apiKey === undefined ? {} : { apiKey }), ...rest };
+  // `openaiModel` reads the variable itself, so its failures name the variable actually used.
+  const options: OpenAIModelOptions = { model: name, ...rest };
   const { openaiModel } = await import('../providers/openai-model.js');
   try {
     return { model: openaiModel(options), issues: [] };

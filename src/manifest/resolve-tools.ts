@@ -10,7 +10,12 @@ import type { LoadedManifest } from './load-manifest.js';
 import type { BuiltinToolSpec } from './manifest-schema.js';
 import { withLine, type SourceIssue } from './yaml-source.js';
 
-export type ToolsResult = { readonly tools: readonly Tool[]; readonly issues: readonly SourceIssue[] };
+export interface ToolsResult {
+  readonly tools: readonly Tool[];
+  readonly issues: readonly SourceIssue[];
+  /** False when `tools.module` could not be loaded: its tools are unknown, so names cannot be checked against them. */
+  readonly complete: boolean;
+}
 
 /**
  * The manifest's tools: built-ins by name, then every tool exported by `tools.module` (named
@@ -30,11 +35,14 @@ export async function resolveTools(loaded: LoadedManifest): Promise<ToolsResult>
   }
 
   const modulePath = manifest.tools?.module;
+  let complete = true;
   if (modulePath !== undefined) {
     const path = ['tools', 'module'];
     const loadedTools = await importTools(resolve(directory, modulePath));
-    if (typeof loadedTools === 'string') issues.push(withLine(source, path, loadedTools));
-    else for (const tool of loadedTools) tools.push({ tool, path });
+    if (typeof loadedTools === 'string') {
+      issues.push(withLine(source, path, loadedTools));
+      complete = false;
+    } else for (const tool of loadedTools) tools.push({ tool, path });
   }
 
   const seen = new Set<string>();
@@ -42,7 +50,7 @@ export async function resolveTools(loaded: LoadedManifest): Promise<ToolsResult>
     if (seen.has(tool.name)) issues.push(withLine(source, path, `duplicate tool name "${tool.name}"`));
     seen.add(tool.name);
   }
-  return { tools: tools.map(({ tool }) => tool), issues };
+  return { tools: tools.map(({ tool }) => tool), issues, complete };
 }
 
 async function createBuiltin(spec: BuiltinToolSpec, directory: string): Promise<Tool | string> {
@@ -79,7 +87,7 @@ async function importTools(path: string): Promise<readonly Tool[] | string> {
     const code = (error as NodeJS.ErrnoException).code;
     // A missing module and a module whose own import is missing both have this code; only the first names our path first.
     const missing = code === 'ERR_MODULE_NOT_FOUND' && describeError(error).startsWith(`Cannot find module '${path}'`);
-    return missing ? 'module not found' : `cannot load the module: ${describeError(error)}`;
+    return missing ? `module not found: ${path}` : `cannot load the module ${path}: ${describeError(error)}`;
   }
   const candidates = Object.values(exports).flatMap((value) => (Array.isArray(value) ? value : [value]));
   const tools = candidates.filter(isTool);

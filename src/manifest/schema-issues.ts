@@ -1,14 +1,25 @@
 import type { z } from 'zod';
+import { closestName, knownKeysAt } from './did-you-mean.js';
 import { withLine, type SourceIssue, type YamlSource } from './yaml-source.js';
 
 type Issue = z.core.$ZodIssue;
 
 /**
- * zod issues as readable problems with YAML lines: one per unknown field, the most specific
- * branch of a union instead of "Invalid input", plain wording for missing and mistyped values.
+ * zod issues as readable problems with YAML lines: one per unknown field (with the known field it
+ * is closest to, when `schema` is given), the most specific branch of a union instead of
+ * "Invalid input", plain wording for missing and mistyped values.
  */
-export function schemaIssues(error: z.ZodError, source: YamlSource): SourceIssue[] {
-  return flatten(error.issues, []).map(({ path, message }) => withLine(source, path, message));
+export function schemaIssues(error: z.ZodError, source: YamlSource, schema?: z.ZodType): SourceIssue[] {
+  return flatten(error.issues, []).map(({ path, message }) => withLine(source, path, message === UNKNOWN_FIELD && schema !== undefined ? unknownField(schema, path) : message));
+}
+
+const UNKNOWN_FIELD = 'unknown field';
+
+function unknownField(schema: z.ZodType, path: readonly PropertyKey[]): string {
+  const typed = path[path.length - 1];
+  if (typeof typed !== 'string') return UNKNOWN_FIELD;
+  const suggestion = closestName(typed, knownKeysAt(schema, path.slice(0, -1)));
+  return suggestion === undefined ? UNKNOWN_FIELD : `${UNKNOWN_FIELD} (did you mean "${suggestion}"?)`;
 }
 
 interface Flat {
@@ -19,7 +30,7 @@ interface Flat {
 function flatten(issues: readonly Issue[], prefix: readonly PropertyKey[]): Flat[] {
   return issues.flatMap((issue): Flat[] => {
     const path = [...prefix, ...issue.path];
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown field' }));
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key], message: UNKNOWN_FIELD }));
     if (issue.code === 'invalid_union' && issue.errors.length > 0) return unionIssues(issue.errors, path);
     return [{ path, message: reword(issue) }];
   });

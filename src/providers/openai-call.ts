@@ -4,6 +4,7 @@ import OpenAI, {
   APIError,
   APIUserAbortError,
 } from 'openai';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ModelRequest, ModelResult } from '../contracts/model.js';
 import {
   abortedFailure,
@@ -32,6 +33,40 @@ export function createOpenAICaller(resolved: ResolvedOptions, pricing: ReturnTyp
   return (request) => callModel(client, resolved, pricing, request);
 }
 
+/**
+ * One model call's way to stop the SDK's retries. The SDK retries every connection failure, but a
+ * refused connection (nothing listens: ECONNREFUSED) or a port fetch refuses to use ("bad port")
+ * fails the same way on every attempt: the call aborts at once and reports it as not retried.
+ */
+interface CallScope {
+  refused: string | undefined;
+  readonly stop: AbortController;
+}
+
+const callScope = new AsyncLocalStorage<CallScope>();
+
+/** `fetch` as the SDK calls it, inside the call's scope (AsyncLocalStorage follows the awaits). */
+async function fetchOrRefuse(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  try {
+    return await globalThis.fetch(input, init);
+  } catch (error) {
+    const scope = callScope.getStore();
+    const refusal = refusalOf(error);
+    if (scope !== undefined && refusal !== undefined) {
+      scope.refused = refusal;
+      scope.stop.abort(error);
+    }
+    throw error;
+  }
+}
+
+function refusalOf(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (cause?.code === 'ECONNREFUSED') return `connection refused${typeof cause.message === 'string' ? ` (${cause.message})` : ''}`;
+  if (typeof cause?.message === 'string' && /^bad port$/i.test(cause.message)) return 'bad port: fetch refuses to connect to this port';
+  return undefined;
+}
+
 function createClient(resolved: ResolvedOptions, sdkLogging: boolean): OpenAI {
   // The SDK requires a bearer key. When the credential is an `api-key` header (Azure) the
   // placeholder bearer is removed, so the server sees only the header it expects.
@@ -48,6 +83,7 @@ function createClient(resolved: ResolvedOptions, sdkLogging: boolean): OpenAI {
     webhookSecret: null,
     maxRetries: resolved.maxRetries,
     timeout: resolved.timeoutMs,
+    fetch: fetchOrRefuse,
     defaultHeaders: {
       ...resolved.headers,
       ...(credentialInHeaders && !hasAuthorizationHeader ? { Authorization: null } : {}),
@@ -67,12 +103,13 @@ async function callModel(
   // One deadline for the whole call (retries and streaming included); the SDK's own timeout only
   // covers each attempt up to the response headers.
   const deadline = AbortSignal.timeout(resolved.timeoutMs);
-  const signal = AbortSignal.any([request.signal, deadline]);
+  const scope: CallScope = { refused: undefined, stop: new AbortController() };
+  const signal = AbortSignal.any([request.signal, deadline, scope.stop.signal]);
   const assembler = createStreamAssembler(request.callIndex);
   let phase: FailureContext['phase'] = 'request';
 
   try {
-    const stream = await client.chat.completions.create(
+    const stream = await callScope.run(scope, () => client.chat.completions.create(
       {
         model: resolved.model,
         messages: toWireMessages(request.messages),
@@ -83,7 +120,7 @@ async function callModel(
         ...(resolved.maxOutputTokens !== undefined ? { [resolved.maxOutputTokensParameter]: resolved.maxOutputTokens } : {}),
       },
       { signal },
-    );
+    ));
     phase = 'stream';
     // The SDK ends this loop quietly when the signal aborts; the checks below tell why it ended.
     for await (const chunk of stream) {
@@ -93,6 +130,7 @@ async function callModel(
   } catch (error) {
     if (request.signal.aborted) return abortedFailure();
     if (deadline.aborted) return timeoutFailure(resolved.timeoutMs);
+    if (scope.refused !== undefined) return toFailure({ kind: 'connection', message: scope.refused, retried: false }, { ...failureContext(resolved), phase: 'request' });
     if (error instanceof CallbackError) {
       return failure('internal_error', `onTextDelta threw: ${describe(error.cause)}`, resolved.secrets);
     }
@@ -133,6 +171,7 @@ function emitDelta(request: ModelRequest, delta: string): void {
 function failureContext(resolved: ResolvedOptions): Omit<FailureContext, 'phase'> {
   return {
     keySource: resolved.keySource,
+    keyEnv: resolved.keyEnv,
     baseURL: resolved.baseURL,
     maxRetries: resolved.maxRetries,
     timeoutMs: resolved.timeoutMs,

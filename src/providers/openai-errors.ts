@@ -30,8 +30,8 @@ export type WireFault =
   | { readonly kind: 'status'; readonly status: number; readonly apiCode: string | undefined; readonly message: string }
   /** The server sent an error object inside an otherwise successful stream. */
   | { readonly kind: 'stream_error'; readonly message: string }
-  /** No response: refused, reset, DNS, TLS (after the SDK's retries). */
-  | { readonly kind: 'connection'; readonly message: string }
+  /** No response: refused, reset, DNS, TLS (after the SDK's retries; `retried: false` when a refusal stopped them). */
+  | { readonly kind: 'connection'; readonly message: string; readonly retried?: boolean }
   /** The SDK's per-attempt timeout fired on its last attempt. */
   | { readonly kind: 'timeout' }
   /** A server-sent event whose data was not JSON. */
@@ -39,13 +39,18 @@ export type WireFault =
   /** Anything else thrown while the request or the stream was in progress. */
   | { readonly kind: 'other'; readonly message: string };
 
-/** Where the key came from, for messages that must say which one was used but never show it. */
-export type KeySource = 'apiKey option' | 'OPENAI_API_KEY' | 'headers option' | 'none';
+/**
+ * Where the key came from, for messages that must say which one was used but never show it:
+ * `environment` is the variable `keyEnv` names (`OPENAI_API_KEY` unless `apiKeyEnv` says otherwise).
+ */
+export type KeySource = 'apiKey option' | 'environment' | 'headers option' | 'none';
 
 export interface FailureContext {
   /** `request` until the response headers arrived; `stream` while reading the body. */
   readonly phase: 'request' | 'stream';
   readonly keySource: KeySource;
+  /** The environment variable the key is read from. */
+  readonly keyEnv: string;
   readonly baseURL: string;
   readonly maxRetries: number;
   readonly timeoutMs: number;
@@ -59,23 +64,23 @@ export function failure(code: OpenAIFailureCode, message: string, secrets: reado
   return { type: 'failure', code, message: redactSecrets(message, secrets) };
 }
 
-export function describeKeySource(source: KeySource): string {
+export function describeKeySource(source: KeySource, keyEnv: string): string {
   switch (source) {
     case 'apiKey option':
       return 'the key from the apiKey option';
-    case 'OPENAI_API_KEY':
-      return 'the key from the OPENAI_API_KEY environment variable';
+    case 'environment':
+      return `the key from the ${keyEnv} environment variable`;
     case 'headers option':
       return 'the credential header from the headers option';
     case 'none':
-      return 'no key (neither the apiKey option nor OPENAI_API_KEY is set; a placeholder was sent)';
+      return `no key (neither the apiKey option nor ${keyEnv} is set; a placeholder was sent)`;
   }
 }
 
-export function missingKeyFailure(): ModelFailure {
+export function missingKeyFailure(keyEnv: string): ModelFailure {
   return failure(
     'auth_failed',
-    'no OpenAI API key: set the OPENAI_API_KEY environment variable or pass the apiKey option ' +
+    `no OpenAI API key: set the ${keyEnv} environment variable or pass the apiKey option ` +
       '(a key is optional only when baseURL or OPENAI_BASE_URL points at a server that needs none)',
     [],
   );
@@ -108,7 +113,7 @@ export function toFailure(fault: WireFault, context: FailureContext): ModelFailu
     case 'connection':
       return context.phase === 'stream'
         ? failure('stream_interrupted', `the response stream broke off: ${fault.message}`, secrets)
-        : failure('connection_failed', `could not reach ${safeURL(context.baseURL)} ${retries}: ${fault.message}`, secrets);
+        : failure('connection_failed', `could not reach ${safeURL(context.baseURL)} ${fault.retried === false ? '(not retried: it would fail the same way)' : retries}: ${fault.message}`, secrets);
     case 'timeout':
       return timeoutFailure(context.timeoutMs);
     case 'malformed':
@@ -123,7 +128,7 @@ export function toFailure(fault: WireFault, context: FailureContext): ModelFailu
 function statusFailure(fault: Extract<WireFault, { kind: 'status' }>, context: FailureContext, retries: string): ModelFailure {
   const { status, apiCode, message } = fault;
   const detail = `(HTTP ${status}): ${message}`;
-  const key = describeKeySource(context.keySource);
+  const key = describeKeySource(context.keySource, context.keyEnv);
   const { secrets } = context;
   if (status === 401) return failure('auth_failed', `authentication failed with ${key} ${detail}`, secrets);
   if (status === 403) return failure('permission_denied', `permission denied for ${key} ${detail}`, secrets);

@@ -37,6 +37,6 @@ export function openaiModel(options: OpenAIModelOptions): Model {
   return {
     provider: 'openai',
     modelId: resolved.model,
-    call: hasClient ? call : () => Promise.resolve(missingKeyFailure()),
+    call: hasClient ? call : () => Promise.resolve(missingKeyFailure(resolved.keyEnv)),
   };
 }

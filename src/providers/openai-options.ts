@@ -7,8 +7,10 @@ import type { ModelPricing } from './pricing.js';
 export interface OpenAIModelOptions {
   /** Model name as the server knows it (`gpt-4.1-mini`, `llama3.1`, an Azure deployment name…). */
   readonly model: string;
-  /** Defaults to `OPENAI_API_KEY`. Optional when `baseURL` (or `OPENAI_BASE_URL`) is set. */
+  /** Defaults to the variable `apiKeyEnv` names. Optional when `baseURL` (or `OPENAI_BASE_URL`) is set. */
   readonly apiKey?: string;
+  /** The environment variable the key is read from when `apiKey` is not given. Default `OPENAI_API_KEY`. */
+  readonly apiKeyEnv?: string;
   /** Any OpenAI-compatible `/v1` root. Defaults to `OPENAI_BASE_URL`, then `https://api.openai.com/v1`. */
   readonly baseURL?: string;
   /** Sent as the `OpenAI-Organization` header. */
@@ -45,6 +47,7 @@ const Pricing = z.strictObject({
 const Options = z.strictObject({
   model: z.string().trim().min(1, 'must be a non-empty model name'),
   apiKey: z.string().min(1, 'must not be empty (omit it to use OPENAI_API_KEY)').optional(),
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
   baseURL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   organization: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -62,6 +65,8 @@ export interface ResolvedOptions {
   /** `undefined` when no credential is configured at all. */
   readonly apiKey: string | undefined;
   readonly keySource: KeySource;
+  /** The environment variable the key is (or would have been) read from. */
+  readonly keyEnv: string;
   /** Whether a base URL was configured (option or environment), which makes a key optional. */
   readonly customBaseURL: boolean;
   readonly baseURL: string;
@@ -92,14 +97,15 @@ export function resolveOptions(options: unknown, environment: NodeJS.ProcessEnv)
   }
   const value = parsed.data;
   const headers = value.headers ?? {};
-  const environmentKey = nonEmpty(environment['OPENAI_API_KEY']);
+  const keyEnv = value.apiKeyEnv ?? 'OPENAI_API_KEY';
+  const environmentKey = nonEmpty(environment[keyEnv]);
   const environmentURL = nonEmpty(environment['OPENAI_BASE_URL']);
   const hasCredentialHeader = Object.keys(headers).some((name) => CREDENTIAL_HEADER.test(name));
 
   let apiKey: string | undefined;
   let keySource: KeySource;
   if (value.apiKey !== undefined) [apiKey, keySource] = [value.apiKey, 'apiKey option'];
-  else if (environmentKey !== undefined) [apiKey, keySource] = [environmentKey, 'OPENAI_API_KEY'];
+  else if (environmentKey !== undefined) [apiKey, keySource] = [environmentKey, 'environment'];
   else [apiKey, keySource] = [undefined, hasCredentialHeader ? 'headers option' : 'none'];
 
   const baseURL = value.baseURL ?? environmentURL;
@@ -118,6 +124,7 @@ export function resolveOptions(options: unknown, environment: NodeJS.ProcessEnv)
     model: value.model,
     apiKey,
     keySource,
+    keyEnv,
     customBaseURL: baseURL !== undefined,
     baseURL: baseURL ?? OPENAI_BASE_URL,
     organization: value.organization,

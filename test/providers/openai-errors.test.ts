@@ -6,6 +6,7 @@ const KEY = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWx';
 const context: FailureContext = {
   phase: 'request',
   keySource: 'apiKey option',
+  keyEnv: 'OPENAI_API_KEY',
   baseURL: 'https://user:pa55@gateway.example/v1',
   maxRetries: 2,
   timeoutMs: 1_000,
@@ -57,7 +58,7 @@ describe('toFailure', () => {
   });
 
   it('names the key source for auth failures and never shows URL credentials', () => {
-    const auth = toFailure({ kind: 'status', status: 401, apiCode: undefined, message: 'no' }, { ...context, keySource: 'OPENAI_API_KEY' });
+    const auth = toFailure({ kind: 'status', status: 401, apiCode: undefined, message: 'no' }, { ...context, keySource: 'environment' });
     const connection = toFailure({ kind: 'connection', message: 'ECONNREFUSED' }, context);
 
     expect(auth.message).toContain('OPENAI_API_KEY environment variable');

@@ -41,6 +41,29 @@ describe('openaiModel authentication failures', () => {
     expect(server().requests[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
 
+  it('names the variable apiKeyEnv names, never OPENAI_API_KEY, when the key came from it', async () => {
+    vi.stubEnv('MY_TEST_KEY', SECRET);
+    vi.stubEnv('OPENAI_API_KEY', 'sk-not-this-one-000000');
+    server().enqueue(status(401, 'invalid key'));
+
+    const failure = expectFailure(await openaiModel({ model: 'test-model', baseURL: server().baseURL, apiKeyEnv: 'MY_TEST_KEY' }).call(makeRequest()));
+
+    expect(failure.code).toBe('auth_failed');
+    expect(failure.message).toContain('the key from the MY_TEST_KEY environment variable');
+    expect(failure.message).not.toContain('OPENAI_API_KEY');
+    expect(failure.message).not.toContain('apiKey option');
+    expect(server().requests[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
+  it('without any key, names the variable apiKeyEnv names as the one to set', async () => {
+    vi.stubEnv('MY_TEST_KEY', '');
+    vi.stubEnv('OPENAI_BASE_URL', '');
+    const failure = expectFailure(await openaiModel({ model: 'test-model', apiKeyEnv: 'MY_TEST_KEY' }).call(makeRequest()));
+    expect(failure.code).toBe('auth_failed');
+    expect(failure.message).toContain('set the MY_TEST_KEY environment variable');
+    expect(failure.message).not.toContain('OPENAI_API_KEY');
+  });
+
   it('fails 403 as permission_denied without retrying, even when the server echoes the whole header', async () => {
     server().enqueue((request) => status(403, `Project does not have access to model; got header ${request.headers.authorization}`));
 
@@ -150,6 +173,35 @@ describe('openaiModel transport failures', () => {
 
     expect(failure.code).toBe('connection_failed');
     expect(failure.message).toContain(baseURL.replace('/v1', ''));
+  });
+
+  it('does not retry a refused connection (ECONNREFUSED): one attempt, said in the message', async () => {
+    const gone = await startOpenAICompatibleServer();
+    const baseURL = gone.baseURL;
+    await gone.close();
+    const attempts = vi.spyOn(globalThis, 'fetch');
+    try {
+      const failure = expectFailure(await model({ baseURL, maxRetries: 2 }).call(makeRequest()));
+      expect(failure.code).toBe('connection_failed');
+      expect(failure.message).toContain('not retried');
+      expect(failure.message).toContain('ECONNREFUSED');
+      expect(attempts).toHaveBeenCalledTimes(1);
+    } finally {
+      attempts.mockRestore();
+    }
+  });
+
+  it('does not retry a port fetch refuses ("bad port"): one attempt, said in the message', async () => {
+    const attempts = vi.spyOn(globalThis, 'fetch');
+    try {
+      const failure = expectFailure(await model({ baseURL: 'http://127.0.0.1:6000/v1', maxRetries: 2 }).call(makeRequest()));
+      expect(failure.code).toBe('connection_failed');
+      expect(failure.message).toContain('bad port');
+      expect(failure.message).toContain('not retried');
+      expect(attempts).toHaveBeenCalledTimes(1);
+    } finally {
+      attempts.mockRestore();
+    }
   });
 
   it('fails stream_interrupted when the connection drops mid-stream, after streaming what arrived', async () => {
