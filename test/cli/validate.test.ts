@@ -43,11 +43,11 @@ describe('dualloop validate', () => {
     expect(lines).toEqual([
       'bad.yaml: 8 problems',
       '  model.script (line 3): required',
-      '  model.scrip (line 4): unknown field',
+      '  model.scrip (line 4): unknown field (did you mean "script"?)',
       '  tools.builtin.1 (line 6): must be "calculator", "current_time", or an object such as { name: read_file, root: ./data }',
       '  tasks.1.bounds.maxTurns (line 9): must be > 0',
       '  bounds.inner.maxTurns (line 12): must be > 0',
-      '  bounds.inner.maxToolCall (line 13): unknown field',
+      '  bounds.inner.maxToolCall (line 13): unknown field (did you mean "maxToolCalls"?)',
       '  policy.maxCostUsd (line 14): must be > 0',
       '  toolExecution (line 15): must be one of "sequential", "parallel", "batch"',
     ]);
@@ -83,7 +83,7 @@ describe('dualloop validate', () => {
     expect(result.stderr).toContain('  policy.deny.0 (line 7): no tool named "shell" (tools: calculator)\n');
     expect(result.stderr).toContain('cassette.yaml: 3 problems\n');
     expect(result.stderr).toContain('  0.toolCalls.0.name (line 2): required\n');
-    expect(result.stderr).toContain('  0.toolCalls.0.nam (line 2): unknown field\n');
+    expect(result.stderr).toContain('  0.toolCalls.0.nam (line 2): unknown field (did you mean "name"?)\n');
     expect(result.stderr).toContain('  1.usage.inputTokens (line 3): must be >= 0\n');
   });
 

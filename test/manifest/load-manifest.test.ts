@@ -50,7 +50,7 @@ describe('loadManifest', () => {
   it('reports a missing field at its parent and each unknown field at its own line', async () => {
     expect(await problems('name: x\nmodel:\n  provider: openai\n  baseUrl: http://localhost/v1\ntasks: [a]\nstore: { file: a.db }\n')).toEqual([
       'model.name (line 3): required',
-      'model.baseUrl (line 4): unknown field',
+      'model.baseUrl (line 4): unknown field (did you mean "baseURL"?)',
       'store.path (line 6): required',
       'store.file (line 6): unknown field',
     ]);
