@@ -61,7 +61,7 @@ export type {
   ToolOutcome,
   TransformContext,
 } from './contracts/hooks.js';
-export type { CheckpointStore, LeaseResult, MaybePromise, RunRecord, RunSummary } from './contracts/store.js';
+export type { CheckpointStore, LeaseOptions, LeaseResult, MaybePromise, RunRecord, RunSummary } from './contracts/store.js';
 export type { ForkEdit, ForkOptions, ForkOrigin, ForkPoint } from './contracts/fork.js';
 export { CHECKPOINT_VERSION } from './contracts/checkpoint.js';
 export type {

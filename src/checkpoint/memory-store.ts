@@ -8,7 +8,7 @@ import type { ToolResult } from '../contracts/tool.js';
 import { ConfigError } from '../errors.js';
 import { indexEntry, resultsRefusal } from './history-rules.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
-import { checkpointOutOfOrder, eventOutOfOrder, runExists, runNotFound } from './run-refusals.js';
+import { checkpointOutOfOrder, eventOutOfOrder, fenceRefusal, leaseLost, runExists, runNotFound } from './run-refusals.js';
 import type { SynchronousStore } from './synchronous-store.js';
 
 export interface MemoryStoreOptions {
@@ -29,7 +29,8 @@ interface RunEntry {
   readonly toolResults: Map<string, ToolResult>;
   readonly events: KernelEvent[];
   result?: WorkflowResult;
-  lease?: { holder: string; expiresAt: number };
+  /** The lease; kept after a release (holder undefined) so that its token only grows. */
+  lease?: { holder: string | undefined; token: number; expiresAt: number };
 }
 
 export const DEFAULT_MAX_FINISHED_RUNS = 1000;
@@ -49,9 +50,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   /** Finished runs, oldest finish first (a Map keeps insertion order). */
   const finished = new Map<string, true>();
 
-  const existing = (runId: string, operation: string): RunEntry => {
+  const existing = (runId: string, operation: string, fence?: number): RunEntry => {
     const run = runs.get(runId);
     if (run === undefined) throw runNotFound(runId, 'the memory store', operation);
+    // The store's clock is this process's: the memory store lives in it (ADR/0182).
+    const refusal = fence === undefined ? undefined : fenceRefusal(fence, run.lease, Date.now());
+    if (refusal !== undefined) throw leaseLost(runId, refusal);
     return run;
   };
   const retain = (runId: string, result: WorkflowResult) => {
@@ -72,8 +76,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       runs.set(record.runId, { record, checkpoints: [], results: [], toolResults: new Map(), events: [] });
     },
     getRun: (runId) => runs.get(runId)?.record,
-    saveCheckpoint(entry) {
-      const run = existing(entry.runId, 'saveCheckpoint');
+    saveCheckpoint(entry, fence) {
+      const run = existing(entry.runId, 'saveCheckpoint', fence);
       const last = run.checkpoints.length === 0 ? 0 : run.checkpoints[run.checkpoints.length - 1]!.sequence;
       if (!(entry.sequence > last)) throw checkpointOutOfOrder(entry.runId, `checkpoint #${entry.sequence} is not after the last one, #${last}`);
       const refusal = resultsRefusal(entry, run.results.length);
@@ -83,12 +87,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     },
     loadCheckpoint: (runId, at) => history(runs.get(runId), at?.sequence),
     listCheckpoints: (runId) => (runs.get(runId)?.checkpoints ?? []).map(indexEntry),
-    recordToolResult(runId, result) {
-      existing(runId, 'recordToolResult').toolResults.set(result.toolCallId, result);
+    recordToolResult(runId, result, fence) {
+      existing(runId, 'recordToolResult', fence).toolResults.set(result.toolCallId, result);
     },
     getToolResult: (runId, toolCallId) => runs.get(runId)?.toolResults.get(toolCallId),
-    appendEvent(event) {
-      const { events } = existing(event.runId, 'appendEvent');
+    appendEvent(event, fence) {
+      const { events } = existing(event.runId, 'appendEvent', fence);
       const last = events.length === 0 ? 0 : events[events.length - 1]!.seq;
       if (!(event.seq > last)) throw eventOutOfOrder(event.runId, event.seq, last);
       events.push(event);
@@ -101,8 +105,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       while (start > 0 && events[start - 1]!.seq > afterSeq) start -= 1;
       return events.slice(start);
     },
-    saveResult(result) {
-      existing(result.runId, 'saveResult').result = result;
+    saveResult(result, fence) {
+      existing(result.runId, 'saveResult', fence).result = result;
       retain(result.runId, result);
     },
     loadResult: (runId) => runs.get(runId)?.result,
@@ -114,18 +118,19 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         .slice(0, limit)
         .map((run) => summarize(run));
     },
-    acquireLease(runId, holder, ttlMs, now): LeaseResult {
+    acquireLease(runId, holder, ttlMs, options = {}): LeaseResult {
       const run = existing(runId, 'acquireLease');
+      const now = Date.now();
       const lease = run.lease;
-      if (lease !== undefined && lease.holder !== holder && lease.expiresAt > now) {
-        return { acquired: false, holder: lease.holder, expiresAt: lease.expiresAt };
-      }
-      run.lease = { holder, expiresAt: now + ttlMs };
-      return { acquired: true };
+      const free = lease === undefined || lease.holder === undefined || lease.holder === holder || lease.expiresAt <= now || lease.holder === options.takeOverFrom;
+      if (!free) return { acquired: false, holder: lease.holder ?? '', expiresAt: lease.expiresAt };
+      const token = lease === undefined ? 1 : lease.holder === holder ? lease.token : lease.token + 1;
+      run.lease = { holder, token, expiresAt: now + ttlMs };
+      return { acquired: true, token, expiresAt: now + ttlMs };
     },
     releaseLease(runId, holder) {
       const run = runs.get(runId);
-      if (run?.lease?.holder === holder) run.lease = undefined;
+      if (run?.lease?.holder === holder) run.lease = { holder: undefined, token: run.lease.token, expiresAt: 0 };
     },
     audit(runId) {
       const run = runs.get(runId);

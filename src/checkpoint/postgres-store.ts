@@ -10,7 +10,7 @@ import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { migratePostgres, quoteIdentifier } from './postgres-schema.js';
-import { PostgresRunWrites } from './postgres-writes.js';
+import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { AUDITED_EVENT_TYPES } from './sqlite-statements.js';
@@ -206,8 +206,8 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       return created;
     },
     getRun,
-    saveCheckpoint: (entry) =>
-      guard('saving a checkpoint', entry.runId, async () => writes.saveCheckpoint(writes.slot(entry.runId, await keyOf(entry.runId, 'saveCheckpoint')), entry)),
+    saveCheckpoint: (entry, fence) =>
+      guard('saving a checkpoint', entry.runId, async () => writes.saveCheckpoint(writes.slot(entry.runId, await keyOf(entry.runId, 'saveCheckpoint')), entry, fence)),
     loadCheckpoint,
     listCheckpoints: (runId) =>
       guard('listing the checkpoints', runId, async (): Promise<CheckpointIndexEntry[]> => {
@@ -232,10 +232,10 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
           snapshot: row.snapshot === true,
         }));
       }),
-    recordToolResult: (runId, result) =>
+    recordToolResult: (runId, result, fence) =>
       guard('recording a tool result', runId, async () => {
         const body = toJson(result, `run ${runId}: the result of tool call ${result.toolCallId}`);
-        await writes.recordToolResult(writes.slot(runId, await keyOf(runId, 'recordToolResult')), result.toolCallId, body);
+        await writes.recordToolResult(writes.slot(runId, await keyOf(runId, 'recordToolResult')), result.toolCallId, body, fence);
       }),
     getToolResult: (runId, toolCallId) =>
       guard('reading a tool result', runId, async () => {
@@ -246,8 +246,8 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
           (await query(`${prefix}_tool_result`, `SELECT body FROM ${schema}.tool_results WHERE run = $1 AND tool_call_id = $2`, [key, toolCallId]))[0]?.body;
         return body === undefined ? undefined : (parse(runId, `result of tool call ${toolCallId}`, body) as never);
       }),
-    appendEvent: (event: KernelEvent) =>
-      guard('appending an event', event.runId, async () => writes.appendEvent(writes.slot(event.runId, await keyOf(event.runId, 'appendEvent')), event)),
+    appendEvent: (event: KernelEvent, fence?: number) =>
+      guard('appending an event', event.runId, async () => writes.appendEvent(writes.slot(event.runId, await keyOf(event.runId, 'appendEvent')), event, fence)),
     readEvents: (runId, afterSeq = 0) =>
       guard('reading events', runId, async (): Promise<KernelEvent[]> => {
         const key = await findKey(runId);
@@ -256,11 +256,11 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         const rows = await query(`${prefix}_events`, `SELECT body FROM ${schema}.events WHERE run = $1 AND seq > $2 ORDER BY seq`, [key, afterSeq]);
         return rows.map((row) => parse(runId, 'event', row.body) as KernelEvent);
       }),
-    saveResult: (result) =>
+    saveResult: (result, fence) =>
       guard('saving the result', result.runId, async () => {
         const body = toJson(result, `run ${result.runId}: the result`);
         const slot = writes.slot(result.runId, await keyOf(result.runId, 'saveResult'));
-        await writes.saveResult(slot, { stop: toJson(result.stop, 'the stop condition'), tasksDone: finishedTasks(result), body });
+        await writes.saveResult(slot, { stop: toJson(result.stop, 'the stop condition'), tasksDone: finishedTasks(result), body }, fence);
       }),
     loadResult,
     listRuns: ({ limit = 20 } = {}) =>
@@ -275,21 +275,22 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         );
         return rows.map((row) => summarize(row, (text) => parse(String(row.run_id), 'stop condition', text)));
       }),
-    acquireLease: (runId, holder, ttlMs, now) =>
+    acquireLease: (runId, holder, ttlMs, leaseOptions = {}) =>
       guard('acquiring the lease', runId, async (): Promise<LeaseResult> => {
         const key = await keyOf(runId, 'acquireLease');
-        // Compare-and-set in one statement: the row changes only when free, expired, or already
-        // ours; a new holder gets the next fencing token (ADR/0180).
+        // Compare-and-set in one statement, on the server's clock (ADR/0182): the row changes only
+        // when free, expired, already ours, or held by the dead holder we take over from; a new
+        // holder gets the next fencing token (ADR/0180).
         const taken = await query(
           `${prefix}_acquire`,
-          `INSERT INTO ${schema}.leases AS l (run, holder, token, expires_at) VALUES ($1, $2, 1, $3)
+          `INSERT INTO ${schema}.leases AS l (run, holder, token, expires_at) VALUES ($1, $2, 1, ${NOW_MS} + $3)
            ON CONFLICT (run) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
              token = l.token + CASE WHEN l.holder IS NOT DISTINCT FROM excluded.holder THEN 0 ELSE 1 END
-           WHERE l.holder IS NOT DISTINCT FROM excluded.holder OR l.holder IS NULL OR l.expires_at <= $4
-           RETURNING token`,
-          [key, holder, now + ttlMs, now],
+           WHERE l.holder IS NOT DISTINCT FROM excluded.holder OR l.holder IS NULL OR l.expires_at <= ${NOW_MS} OR l.holder = $4
+           RETURNING token, expires_at`,
+          [key, holder, ttlMs, leaseOptions.takeOverFrom ?? null],
         );
-        if (taken.length > 0) return { acquired: true };
+        if (taken[0] !== undefined) return { acquired: true, token: Number(taken[0].token), expiresAt: Number(taken[0].expires_at) };
         const row = (await query(`${prefix}_lease`, `SELECT holder, expires_at FROM ${schema}.leases WHERE run = $1`, [key]))[0];
         return { acquired: false, holder: String(row?.holder ?? ''), expiresAt: Number(row?.expires_at ?? 0) };
       }),

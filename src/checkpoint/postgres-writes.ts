@@ -10,13 +10,18 @@ import type { KernelEvent } from '../contracts/events.js';
 import type { CheckpointEntry } from '../contracts/checkpoint.js';
 import { toJson } from './json-codec.js';
 import { resultsRefusal } from './history-rules.js';
-import { checkpointOutOfOrder, eventOutOfOrder } from './run-refusals.js';
+import { checkpointOutOfOrder, eventOutOfOrder, leaseLost } from './run-refusals.js';
 import { IMMEDIATE_EVENT_TYPES } from './sqlite-write-behind.js';
 
 /** Runs one parameterised statement; `name` caches its plan per connection. */
 export type Execute = (name: string, text: string, values: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
 
+/** The store's clock, in epoch milliseconds: the database server's, never the caller's (ADR/0182). */
+export const NOW_MS = '(extract(epoch from now()) * 1000)::bigint';
+
 interface Batch {
+  /** The lease token the batch's writes were made under (the run's writes all carry the same one). */
+  fence?: number;
   events: { seq: number; type: string; at: number; body: string }[];
   tools: Map<string, string>;
   settle: { resolve: () => void; reject: (error: unknown) => void }[];
@@ -35,6 +40,8 @@ interface RunSlot {
   scheduled: boolean;
   lastSeq?: number;
   history?: { sequence: number; committed: number };
+  /** The newest token a fenced write of this run was refused for. */
+  lost?: number;
 }
 
 const emptyBatch = (): Batch => ({ events: [], tools: new Map(), settle: [] });
@@ -60,10 +67,11 @@ export class PostgresRunWrites {
     return slot;
   }
 
-  appendEvent(slot: RunSlot, event: KernelEvent): Promise<void> {
+  appendEvent(slot: RunSlot, event: KernelEvent, fence?: number): Promise<void> {
     return this.serial(slot, async () => {
+      await this.fenceBatch(slot, fence);
       const last = slot.lastSeq ?? (await this.readLastSeq(slot));
-      if (!(event.seq > last)) throw eventOutOfOrder(event.runId, event.seq, last);
+      if (!(event.seq > last)) throw await this.fencedFirst(slot, fence, eventOutOfOrder(event.runId, event.seq, last));
       slot.lastSeq = event.seq;
       const done = this.queue(slot, (batch) => batch.events.push({ seq: event.seq, type: event.type, at: event.at, body: toJson(event, `run ${event.runId}: event ${event.seq}`) }));
       if (IMMEDIATE_EVENT_TYPES.has(event.type)) await this.write(slot, {});
@@ -72,8 +80,9 @@ export class PostgresRunWrites {
     }).then(({ done }) => done);
   }
 
-  recordToolResult(slot: RunSlot, toolCallId: string, body: string): Promise<void> {
+  recordToolResult(slot: RunSlot, toolCallId: string, body: string, fence?: number): Promise<void> {
     return this.serial(slot, async () => {
+      await this.fenceBatch(slot, fence);
       const done = this.queue(slot, (batch) => batch.tools.set(toolCallId, body));
       await this.write(slot, {});
       await done;
@@ -85,12 +94,15 @@ export class PostgresRunWrites {
     return this.slots.get(runId)?.batch.tools.get(toolCallId);
   }
 
-  saveCheckpoint(slot: RunSlot, entry: CheckpointEntry): Promise<void> {
+  saveCheckpoint(slot: RunSlot, entry: CheckpointEntry, fence?: number): Promise<void> {
     return this.serial(slot, async () => {
+      await this.fenceBatch(slot, fence);
       const known = slot.history ?? (await this.readHistory(slot));
-      if (!(entry.sequence > known.sequence)) throw checkpointOutOfOrder(entry.runId, `checkpoint #${entry.sequence} is not after the last one, #${known.sequence}`);
+      if (!(entry.sequence > known.sequence)) {
+        throw await this.fencedFirst(slot, fence, checkpointOutOfOrder(entry.runId, `checkpoint #${entry.sequence} is not after the last one, #${known.sequence}`));
+      }
       const refusal = resultsRefusal(entry, known.committed);
-      if (refusal !== undefined) throw checkpointOutOfOrder(entry.runId, refusal);
+      if (refusal !== undefined) throw await this.fencedFirst(slot, fence, checkpointOutOfOrder(entry.runId, refusal));
       const { results, ...stored } = entry;
       const body = toJson(stored, `run ${entry.runId}: checkpoint #${entry.sequence}`);
       const rows = results.map((result) => toJson(result, `run ${entry.runId}: the result of task ${result.taskId}`));
@@ -100,8 +112,9 @@ export class PostgresRunWrites {
     });
   }
 
-  saveResult(slot: RunSlot, result: { stop: string; tasksDone: number; body: string }): Promise<void> {
+  saveResult(slot: RunSlot, result: { stop: string; tasksDone: number; body: string }, fence?: number): Promise<void> {
     return this.serial(slot, async () => {
+      await this.fenceBatch(slot, fence);
       await this.write(slot, { result });
       // The run ended: what is kept about it is read again if it is resumed.
       this.slots.delete(slot.runId);
@@ -118,6 +131,24 @@ export class PostgresRunWrites {
   /** Settles every run (on close). */
   async settleAll(): Promise<void> {
     await Promise.allSettled([...this.slots.keys()].map((runId) => this.settle(runId)));
+  }
+
+  /**
+   * A write under `fence` joins the run's queue: refused at once when that token was already
+   * refused; a queued batch under another token (or none) is written first, so that one
+   * statement carries one fence.
+   */
+  private async fenceBatch(slot: RunSlot, fence: number | undefined): Promise<void> {
+    if (fence !== undefined && slot.lost !== undefined && fence <= slot.lost) throw leaseLost(slot.runId, `the lease of token ${fence} was lost`);
+    const batch = slot.batch;
+    if (batch.fence === fence) return;
+    if (batch.events.length > 0 || batch.tools.size > 0) {
+      // Different fences never share a statement: the older batch goes on its own.
+      slot.batch = { ...emptyBatch(), fence };
+      await this.writeBatch(slot, batch, {}).catch(() => undefined);
+      return;
+    }
+    batch.fence = fence;
   }
 
   private serial<T>(slot: RunSlot, action: () => Promise<T>): Promise<T> {
@@ -148,10 +179,18 @@ export class PostgresRunWrites {
   private async write(slot: RunSlot, extra: Extra): Promise<void> {
     const batch = slot.batch;
     if (batch.events.length === 0 && batch.tools.size === 0 && extra.entry === undefined && extra.result === undefined) return;
-    slot.batch = emptyBatch();
+    slot.batch = { ...emptyBatch(), ...(batch.fence === undefined ? {} : { fence: batch.fence }) };
+    await this.writeBatch(slot, batch, extra);
+  }
+
+  private async writeBatch(slot: RunSlot, batch: Batch, extra: Extra): Promise<void> {
     const { name, text, values } = this.statement(slot.key, batch, extra);
     try {
-      await this.execute(name, text, values);
+      const rows = await this.execute(name, text, values);
+      if (batch.fence !== undefined && rows[0]?.fenced !== true) {
+        slot.lost = Math.max(batch.fence, slot.lost ?? 0);
+        throw leaseLost(slot.runId, await this.refusal(slot.key, batch.fence));
+      }
     } catch (error) {
       // Another writer may have taken these seqs: read the log's end again before the next event.
       slot.lastSeq = undefined;
@@ -160,6 +199,25 @@ export class PostgresRunWrites {
       throw error;
     }
     for (const waiter of batch.settle) waiter.resolve();
+  }
+
+  /** A write out of order under a lease that passed on: the lost lease is the reason to report. */
+  private async fencedFirst(slot: RunSlot, fence: number | undefined, error: Error): Promise<Error> {
+    if (fence === undefined) return error;
+    const refusal = await this.refusal(slot.key, fence, true);
+    if (refusal === undefined) return error;
+    slot.lost = Math.max(fence, slot.lost ?? 0);
+    return leaseLost(slot.runId, refusal);
+  }
+
+  private async refusal(key: number, fence: number): Promise<string>;
+  private async refusal(key: number, fence: number, onlyWhenLost: true): Promise<string | undefined>;
+  private async refusal(key: number, fence: number, onlyWhenLost = false): Promise<string | undefined> {
+    const rows = await this.execute(`${this.prefix}_lease_now`, `SELECT token, expires_at <= ${NOW_MS} AS expired FROM ${this.schema}.leases WHERE run = $1`, [key]).catch(() => []);
+    const row = rows[0];
+    if (row === undefined || Number(row.token) !== fence) return `a newer lease (token ${row === undefined ? 'none' : String(row.token)}) replaced token ${fence}`;
+    if (row.expired === true || !onlyWhenLost) return `the lease of token ${fence} expired`;
+    return undefined;
   }
 
   private statement(key: number, batch: Batch, extra: Extra): { name: string; text: string; values: unknown[] } {
@@ -171,14 +229,22 @@ export class PostgresRunWrites {
     };
     const parts: string[] = [];
     const shape: string[] = [];
+    // Fenced: every insert happens only when the lease row (locked against a takeover until the
+    // statement commits) still has this token and has not expired by the server's clock.
+    const fenced = batch.fence !== undefined;
+    const when = fenced ? ' WHERE EXISTS (SELECT 1 FROM fence)' : '';
+    if (fenced) {
+      shape.push('f');
+      parts.push(`SELECT 1 FROM ${s}.leases WHERE run = $1 AND token = ${param(batch.fence, 'bigint')} AND expires_at > ${NOW_MS} FOR SHARE`);
+    }
     if (batch.events.length > 0) {
       shape.push('e');
       const { events } = batch;
-      parts.push(`INSERT INTO ${s}.events (run, seq, type, at, body) SELECT $1, * FROM unnest(${param(events.map((e) => e.seq), 'int[]')}, ${param(events.map((e) => e.type), 'text[]')}, ${param(events.map((e) => e.at), 'bigint[]')}, ${param(events.map((e) => e.body), 'text[]')})`);
+      parts.push(`INSERT INTO ${s}.events (run, seq, type, at, body) SELECT $1, * FROM unnest(${param(events.map((e) => e.seq), 'int[]')}, ${param(events.map((e) => e.type), 'text[]')}, ${param(events.map((e) => e.at), 'bigint[]')}, ${param(events.map((e) => e.body), 'text[]')})${when}`);
     }
     if (batch.tools.size > 0) {
       shape.push('t');
-      parts.push(`INSERT INTO ${s}.tool_results (run, tool_call_id, body) SELECT $1, * FROM unnest(${param([...batch.tools.keys()], 'text[]')}, ${param([...batch.tools.values()], 'text[]')})
+      parts.push(`INSERT INTO ${s}.tool_results (run, tool_call_id, body) SELECT $1, * FROM unnest(${param([...batch.tools.keys()], 'text[]')}, ${param([...batch.tools.values()], 'text[]')})${when}
         ON CONFLICT (run, tool_call_id) DO UPDATE SET body = excluded.body`);
     }
     if (extra.entry !== undefined) {
@@ -186,23 +252,25 @@ export class PostgresRunWrites {
       const { entry, body, results } = extra.entry;
       const { taskId, taskIndex, turn } = entry.position;
       parts.push(`INSERT INTO ${s}.checkpoint_entries (run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body)
-        VALUES ($1, ${param(entry.sequence, 'int')}, ${param(entry.kind, 'text')}, ${param(entry.version, 'int')}, ${param(entry.savedAt, 'bigint')}, ${param(entry.eventSeq, 'int')},
-          ${param(taskId ?? null, 'text')}, ${param(taskIndex ?? null, 'int')}, ${param(turn ?? null, 'int')}, ${param(entry.tasksDone, 'int')}, ${param(entry.snapshot !== undefined, 'boolean')}, ${param(body, 'text')})`);
+        SELECT $1, ${param(entry.sequence, 'int')}, ${param(entry.kind, 'text')}, ${param(entry.version, 'int')}, ${param(entry.savedAt, 'bigint')}, ${param(entry.eventSeq, 'int')},
+          ${param(taskId ?? null, 'text')}, ${param(taskIndex ?? null, 'int')}, ${param(turn ?? null, 'int')}, ${param(entry.tasksDone, 'int')}, ${param(entry.snapshot !== undefined, 'boolean')}, ${param(body, 'text')}${when}`);
       if (results.length > 0) {
         shape.push('r');
         const first = entry.tasksDone - results.length;
         parts.push(`INSERT INTO ${s}.checkpoint_results (run, position, sequence, task_id, body)
           SELECT $1, ${param(first, 'int')} + ordinality::int - 1, ${param(entry.sequence, 'int')}, task_id, body
-          FROM unnest(${param(entry.results.map((result) => result.taskId), 'text[]')}, ${param(results, 'text[]')}) WITH ORDINALITY AS r (task_id, body, ordinality)`);
+          FROM unnest(${param(entry.results.map((result) => result.taskId), 'text[]')}, ${param(results, 'text[]')}) WITH ORDINALITY AS r (task_id, body, ordinality)${when}`);
       }
     }
     if (extra.result !== undefined) {
       shape.push('w');
       const { stop, tasksDone, body } = extra.result;
-      parts.push(`INSERT INTO ${s}.results (run, stop, tasks_done, body) VALUES ($1, ${param(stop, 'text')}, ${param(tasksDone, 'int')}, ${param(body, 'text')})
+      parts.push(`INSERT INTO ${s}.results (run, stop, tasks_done, body) SELECT $1, ${param(stop, 'text')}, ${param(tasksDone, 'int')}, ${param(body, 'text')}${when}
         ON CONFLICT (run) DO UPDATE SET stop = excluded.stop, tasks_done = excluded.tasks_done, body = excluded.body`);
     }
-    const text = parts.length === 1 ? parts[0]! : `WITH ${parts.slice(0, -1).map((part, index) => `w${index} AS (${part})`).join(', ')} ${parts[parts.length - 1]!}`;
+    if (fenced) parts.push('SELECT EXISTS (SELECT 1 FROM fence) AS fenced');
+    const named = parts.slice(0, -1).map((part, index) => `${fenced && index === 0 ? 'fence' : `w${index}`} AS (${part})`);
+    const text = parts.length === 1 ? parts[0]! : `WITH ${named.join(', ')} ${parts[parts.length - 1]!}`;
     return { name: `${this.prefix}_w_${shape.join('')}`, text, values };
   }
 

@@ -21,3 +21,15 @@ export function eventOutOfOrder(runId: string, seq: number, lastSeq: number): Ru
 export function checkpointOutOfOrder(runId: string, detail: string): RunError {
   return new RunError({ code: 'checkpoint_out_of_order', runId, message: `run ${runId}: ${detail}; the checkpoint history is append-only` });
 }
+
+/** A fenced write after the run's lease passed to a newer holder, or expired (ADR/0180). */
+export function leaseLost(runId: string, detail: string): RunError {
+  return new RunError({ code: 'lease_lost', runId, message: `run ${runId}: lease_lost: ${detail}; the write was refused` });
+}
+
+/** Why a write fenced with `token` is refused, or nothing: `lease` is the run's lease as stored, `now` the store's clock. */
+export function fenceRefusal(token: number, lease: { readonly token: number; readonly expiresAt: number } | undefined, now: number): string | undefined {
+  if (lease === undefined || lease.token !== token) return `a newer lease (token ${lease?.token ?? 'none'}) replaced token ${token}`;
+  if (lease.expiresAt <= now) return `the lease of token ${token} expired`;
+  return undefined;
+}

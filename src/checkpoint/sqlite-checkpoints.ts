@@ -26,9 +26,11 @@ export class SqliteCheckpoints {
     private readonly path: string,
   ) {}
 
-  save(key: number, entry: CheckpointEntry): void {
+  save(key: number, entry: CheckpointEntry, fence?: number): void {
     const { runId, sequence } = entry;
     const known = this.last.get(key) ?? this.read(key);
+    // A write out of order under a lease that passed on: the lost lease is the reason to report.
+    if (!(sequence > known.sequence) || resultsRefusal(entry, known.committed) !== undefined) this.queue.requireFence(key, runId, fence);
     if (!(sequence > known.sequence)) throw checkpointOutOfOrder(runId, `checkpoint #${sequence} is not after the last one, #${known.sequence}`);
     const refusal = resultsRefusal(entry, known.committed);
     if (refusal !== undefined) throw checkpointOutOfOrder(runId, refusal);
@@ -39,6 +41,7 @@ export class SqliteCheckpoints {
     const first = entry.tasksDone - results.length;
     this.last.delete(key);
     this.queue.commitWith(() => {
+      this.queue.requireFence(key, runId, fence);
       this.statements.insertEntry.run(key, sequence, entry.kind, entry.version, entry.savedAt, entry.eventSeq, taskId ?? null, taskIndex ?? null, turn ?? null, entry.tasksDone, entry.snapshot === undefined ? 0 : 1, body);
       rows.forEach((row, index) => this.statements.insertResult.run(key, first + index, sequence, results[index]!.taskId, row));
     }, true);

@@ -142,6 +142,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN fork_of_at TEXT;
     `,
   },
+  {
+    version: 4,
+    description: 'fencing tokens on leases (ADR/0180)',
+    // A lease row is kept for good once a run had one: a release clears the holder ('') and the
+    // expiry, never the token, so that the token of a run only grows. Rows of earlier versions start at 0.
+    sql: `ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -60,13 +60,16 @@ export function prepareStatements(database: DatabaseSync) {
     ),
     loadResult: prepare('SELECT body FROM results WHERE run = ?'),
 
-    // Compare-and-set in one statement: the row changes only when free, expired, or already ours.
+    // Compare-and-set in one statement: the row changes only when free, expired, already ours, or
+    // held by the holder we take over from; a new holder gets the next token (ADR/0180). ?3 is the
+    // store's clock: this host's, read when the statement runs (ADR/0182).
     acquireLease: prepare(`
-      INSERT INTO leases (run, holder, expires_at) VALUES (?1, ?2, ?3)
-      ON CONFLICT (run) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-      WHERE leases.holder = excluded.holder OR leases.expires_at <= ?4`),
-    getLease: prepare('SELECT holder, expires_at FROM leases WHERE run = ?'),
-    releaseLease: prepare('DELETE FROM leases WHERE run = ? AND holder = ?'),
+      INSERT INTO leases (run, holder, token, expires_at) VALUES (?1, ?2, 1, ?3 + ?4)
+      ON CONFLICT (run) DO UPDATE SET token = leases.token + (leases.holder <> excluded.holder), holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE leases.holder = excluded.holder OR leases.holder = '' OR leases.expires_at <= ?3 OR leases.holder = ?5
+      RETURNING token, expires_at`),
+    getLease: prepare('SELECT holder, token, expires_at FROM leases WHERE run = ?'),
+    releaseLease: prepare("UPDATE leases SET holder = '', expires_at = 0 WHERE run = ? AND holder = ?"),
   };
 }
 

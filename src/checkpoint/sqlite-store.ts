@@ -146,9 +146,9 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         keys.set(record.runId, Number(inserted.lastInsertRowid));
       }),
     getRun,
-    saveCheckpoint: (entry: CheckpointEntry) =>
+    saveCheckpoint: (entry: CheckpointEntry, fence?: number) =>
       guard('saving a checkpoint', entry.runId, () => {
-        checkpoints.save(keyOf(entry.runId, 'saveCheckpoint'), entry);
+        checkpoints.save(keyOf(entry.runId, 'saveCheckpoint'), entry, fence);
       }),
     loadCheckpoint,
     listCheckpoints: (runId) =>
@@ -156,10 +156,10 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         const key = findKey(runId);
         return key === undefined ? [] : checkpoints.list(key);
       }),
-    recordToolResult: (runId, result: ToolResult) =>
+    recordToolResult: (runId, result: ToolResult, fence?: number) =>
       guard('recording a tool result', runId, () => {
         const body = toJson(result, `run ${runId}: the result of tool call ${result.toolCallId}`);
-        queue.recordToolResult(keyOf(runId, 'recordToolResult'), result.toolCallId, body);
+        queue.recordToolResult(keyOf(runId, 'recordToolResult'), runId, result.toolCallId, body, fence);
       }),
     getToolResult: (runId, toolCallId) =>
       guard('reading a tool result', runId, () => {
@@ -168,9 +168,9 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         const body = queue.queuedToolResult(key, toolCallId) ?? (statements.getToolResult.get(key, toolCallId) as Row | undefined)?.body;
         return body === undefined ? undefined : (parse(runId, `result of tool call ${toolCallId}`, body) as ToolResult);
       }),
-    appendEvent: (event: KernelEvent) =>
+    appendEvent: (event: KernelEvent, fence?: number) =>
       guard('appending an event', event.runId, () => {
-        queue.appendEvent(keyOf(event.runId, 'appendEvent'), event);
+        queue.appendEvent(keyOf(event.runId, 'appendEvent'), event, fence);
       }),
     readEvents: (runId, afterSeq = 0) =>
       guard('reading events', runId, () => {
@@ -179,22 +179,29 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         queue.flush();
         return (statements.readEvents.all(key, afterSeq) as Row[]).map((row) => parse(runId, 'event', row.body) as KernelEvent);
       }),
-    saveResult: (result: WorkflowResult) =>
+    saveResult: (result: WorkflowResult, fence?: number) =>
       guard('saving the result', result.runId, () => {
         const body = toJson(result, `run ${result.runId}: the result`);
         const key = keyOf(result.runId, 'saveResult');
-        queue.commitWith(() => statements.upsertResult.run(key, toJson(result.stop, 'the stop condition'), finishedTasks(result), body));
+        queue.commitWith(
+          () => {
+            queue.requireFence(key, result.runId, fence);
+            statements.upsertResult.run(key, toJson(result.stop, 'the stop condition'), finishedTasks(result), body);
+          },
+          fence !== undefined,
+        );
         queue.forget(key);
         checkpoints.forget(key);
       }),
     loadResult,
     listRuns: ({ limit = 20 } = {}) =>
       guard('listing runs', undefined, () => (statements.listRuns.all(limit) as Row[]).map((row) => summarize(row, (text) => parse(String(row.run_id), 'run summary', text)))),
-    acquireLease: (runId, holder, ttlMs, now): LeaseResult =>
+    acquireLease: (runId, holder, ttlMs, options = {}): LeaseResult =>
       guard('acquiring the lease', runId, () => {
         const key = keyOf(runId, 'acquireLease');
         return queue.commitWith((): LeaseResult => {
-          if (statements.acquireLease.run(key, holder, now + ttlMs, now).changes > 0) return { acquired: true };
+          const taken = statements.acquireLease.get(key, holder, Date.now(), ttlMs, options.takeOverFrom ?? null) as Row | undefined;
+          if (taken !== undefined) return { acquired: true, token: Number(taken.token), expiresAt: Number(taken.expires_at) };
           const row = statements.getLease.get(key) as Row;
           return { acquired: false, holder: String(row.holder), expiresAt: Number(row.expires_at) };
         }, true);

@@ -1,6 +1,7 @@
 import type { KernelEvent } from '../contracts/events.js';
 import { toJson } from './json-codec.js';
-import { eventOutOfOrder } from './run-refusals.js';
+import { RunError } from '../errors.js';
+import { eventOutOfOrder, fenceRefusal, leaseLost } from './run-refusals.js';
 import type { Statements } from './sqlite-statements.js';
 
 /**
@@ -9,9 +10,10 @@ import type { Statements } from './sqlite-statements.js';
  */
 export const IMMEDIATE_EVENT_TYPES: ReadonlySet<string> = new Set(['message_queued', 'queue_cleared']);
 
+/** `fence`: the lease token the write was made under, checked when the queue is committed. */
 type Pending =
-  | { readonly kind: 'event'; readonly key: number; readonly seq: number; readonly type: string; readonly at: number; readonly body: string }
-  | { readonly kind: 'tool'; readonly key: number; readonly toolCallId: string; readonly body: string };
+  | { readonly kind: 'event'; readonly key: number; readonly runId: string; readonly fence?: number; readonly seq: number; readonly type: string; readonly at: number; readonly body: string }
+  | { readonly kind: 'tool'; readonly key: number; readonly runId: string; readonly fence?: number; readonly toolCallId: string; readonly body: string };
 
 /**
  * The SQLite store's write-behind queue (ADR/0020). Events and tool results are serialised and
@@ -32,6 +34,8 @@ export class SqliteWriteBehind {
   private scheduled: ReturnType<typeof setImmediate> | undefined;
   /** The last seq appended per run key (read from the table on first use). */
   private readonly lastSeq = new Map<number, number>();
+  /** Per run key, the newest token a fenced write was refused for: later writes under it are refused at once. */
+  private readonly lost = new Map<number, number>();
 
   constructor(
     private readonly statements: Statements,
@@ -39,18 +43,23 @@ export class SqliteWriteBehind {
     private readonly transaction: <T>(action: () => T) => T,
   ) {}
 
-  appendEvent(key: number, event: KernelEvent): void {
+  appendEvent(key: number, event: KernelEvent, fence?: number): void {
+    this.refuseLost(key, event.runId, fence);
     const last = this.lastSeq.get(key) ?? this.readLastSeq(key);
-    if (!(event.seq > last)) throw eventOutOfOrder(event.runId, event.seq, last);
+    if (!(event.seq > last)) {
+      this.requireFence(key, event.runId, fence);
+      throw eventOutOfOrder(event.runId, event.seq, last);
+    }
     const body = toJson(event, `run ${event.runId}: event ${event.seq}`);
-    this.pending.push({ kind: 'event', key, seq: event.seq, type: event.type, at: event.at, body });
+    this.pending.push({ kind: 'event', key, runId: event.runId, ...(fence === undefined ? {} : { fence }), seq: event.seq, type: event.type, at: event.at, body });
     this.lastSeq.set(key, event.seq);
     if (IMMEDIATE_EVENT_TYPES.has(event.type) || (event.type === 'tool_execution_start' && this.toolResults > 0)) this.flush();
     else this.schedule();
   }
 
-  recordToolResult(key: number, toolCallId: string, body: string): void {
-    this.pending.push({ kind: 'tool', key, toolCallId, body });
+  recordToolResult(key: number, runId: string, toolCallId: string, body: string, fence?: number): void {
+    this.refuseLost(key, runId, fence);
+    this.pending.push({ kind: 'tool', key, runId, ...(fence === undefined ? {} : { fence }), toolCallId, body });
     this.toolResults += 1;
     this.schedule();
   }
@@ -75,7 +84,10 @@ export class SqliteWriteBehind {
     let value: T;
     try {
       value = this.transaction(() => {
+        const refused = new Map<string, string | undefined>();
         for (const item of batch) {
+          // A write made under a lease that has passed on is dropped, never committed (ADR/0180).
+          if (item.fence !== undefined && !this.fenceHolds(item.key, item.fence, refused)) continue;
           if (item.kind === 'event') this.statements.insertEvent.run(item.key, item.seq, item.type, item.at, item.body);
           else this.statements.upsertToolResult.run(item.key, item.toolCallId, item.body);
         }
@@ -87,12 +99,27 @@ export class SqliteWriteBehind {
       } catch {
         // The file itself is failing: the first error is the one to report.
       }
+      // Refused for another reason than the queue: the queue goes on its own, soon.
+      if (error instanceof RunError && error.code === 'lease_lost') this.schedule();
       throw error;
     }
     // Only a committed batch leaves the queue (nothing is queued during the synchronous commit).
     this.pending = [];
     this.toolResults = 0;
     return value;
+  }
+
+  /**
+   * Inside a transaction: refuses (RunError `lease_lost`) a write under `fence` unless it is the
+   * run's latest token and its lease has not expired by this host's clock (ADR/0182).
+   */
+  requireFence(key: number, runId: string, fence: number | undefined): void {
+    if (fence === undefined) return;
+    this.refuseLost(key, runId, fence);
+    const refusal = this.fenceRefusal(key, fence);
+    if (refusal === undefined) return;
+    this.markLost(key, fence);
+    throw leaseLost(runId, refusal);
   }
 
   /** Commits the queue now (before a read of the log, and on close). */
@@ -132,6 +159,30 @@ export class SqliteWriteBehind {
     if (taken.length === 0) return;
     this.pending = batch.filter((item) => !taken.includes(item));
     for (const item of taken) this.lastSeq.delete(item.key);
+  }
+
+  private fenceRefusal(key: number, fence: number): string | undefined {
+    const row = this.statements.getLease.get(key) as { token: number; expires_at: number } | undefined;
+    return fenceRefusal(fence, row === undefined ? undefined : { token: Number(row.token), expiresAt: Number(row.expires_at) }, Date.now());
+  }
+
+  private fenceHolds(key: number, fence: number, seen: Map<string, string | undefined>): boolean {
+    const id = `${key}:${fence}`;
+    if (!seen.has(id)) seen.set(id, this.fenceRefusal(key, fence));
+    if (seen.get(id) === undefined) return true;
+    this.markLost(key, fence);
+    // The refused events never reach the log: its end is read again for the next writer.
+    this.lastSeq.delete(key);
+    return false;
+  }
+
+  private markLost(key: number, fence: number): void {
+    this.lost.set(key, Math.max(fence, this.lost.get(key) ?? 0));
+  }
+
+  private refuseLost(key: number, runId: string, fence: number | undefined): void {
+    const lost = this.lost.get(key);
+    if (fence !== undefined && lost !== undefined && fence <= lost) throw leaseLost(runId, `the lease of token ${fence} was lost`);
   }
 
   private readLastSeq(key: number): number {

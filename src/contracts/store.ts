@@ -33,10 +33,28 @@ export interface RunSummary {
   readonly tasksTotal: number;
 }
 
-export type LeaseResult = { readonly acquired: true } | { readonly acquired: false; readonly holder: string; readonly expiresAt: number };
+/**
+ * A granted lease carries its fencing token: a number that only grows per run (a new holder gets
+ * a larger one; a renewal keeps it). Writes made under the lease pass it (`fence`), and the store
+ * refuses them once a newer token exists or the lease has expired (ADR/0180).
+ */
+export type LeaseResult =
+  | { readonly acquired: true; readonly token: number; readonly expiresAt: number }
+  | { readonly acquired: false; readonly holder: string; readonly expiresAt: number };
+
+export interface LeaseOptions {
+  /**
+   * Take the lease over from this holder even though it has not expired (the caller knows it is
+   * dead: a process of this host that no longer exists). Granted only while it still holds it.
+   */
+  readonly takeOverFrom?: string;
+}
 
 /**
  * Where runs are kept: checkpoints, tool results by `toolCallId`, the event log, the final result.
+ * Writes take an optional `fence` (a lease token): when given, the store refuses the write in the
+ * same transaction (RunError `lease_lost`) unless that token is the run's latest and its lease has
+ * not expired. Without it (tools, tests, admin scripts) writes are not fenced.
  * Methods may be synchronous (memory, SQLite) or return promises (a network store).
  * Secrets never reach a store: the kernel redacts them before calling it.
  * `test/store/conformance.ts` is the suite every implementation must pass.
@@ -51,7 +69,7 @@ export interface CheckpointStore {
    * run's last, and results whose positions do not follow the run's last committed one. Nothing
    * already stored changes: a resume or a fork reads the history back (ADR/0120).
    */
-  saveCheckpoint(entry: CheckpointEntry): MaybePromise<void>;
+  saveCheckpoint(entry: CheckpointEntry, fence?: number): MaybePromise<void>;
   /**
    * The history at `at.sequence` (default: the latest entry), as stored and not yet validated:
    * the committed results at that point and the entries from the latest snapshot at or before it.
@@ -60,15 +78,20 @@ export interface CheckpointStore {
   loadCheckpoint(runId: string, at?: { readonly sequence: number }): MaybePromise<StoredCheckpoints | undefined>;
   /** Every entry of the run's history, oldest first, without bodies. */
   listCheckpoints(runId: string): MaybePromise<readonly CheckpointIndexEntry[]>;
-  recordToolResult(runId: string, result: ToolResult): MaybePromise<void>;
+  recordToolResult(runId: string, result: ToolResult, fence?: number): MaybePromise<void>;
   getToolResult(runId: string, toolCallId: string): MaybePromise<ToolResult | undefined>;
-  appendEvent(event: KernelEvent): MaybePromise<void>;
+  appendEvent(event: KernelEvent, fence?: number): MaybePromise<void>;
   readEvents(runId: string, afterSeq?: number): MaybePromise<readonly KernelEvent[]>;
-  saveResult(result: WorkflowResult): MaybePromise<void>;
+  saveResult(result: WorkflowResult, fence?: number): MaybePromise<void>;
   loadResult(runId: string): MaybePromise<WorkflowResult | undefined>;
   listRuns(options?: { readonly limit?: number }): MaybePromise<readonly RunSummary[]>;
-  /** Takes or renews the run's lease for `holder` until `now + ttlMs`; refused while another holder's lease is live. */
-  acquireLease(runId: string, holder: string, ttlMs: number, now: number): MaybePromise<LeaseResult>;
+  /**
+   * Takes or renews the run's lease for `holder` for `ttlMs`, judged by the store's own clock (the
+   * database server's for Postgres; the host's for SQLite and memory), never the caller's:
+   * refused while another holder's lease is live. A renewal keeps the token; a new holder gets the
+   * next one.
+   */
+  acquireLease(runId: string, holder: string, ttlMs: number, options?: LeaseOptions): MaybePromise<LeaseResult>;
   releaseLease(runId: string, holder: string): MaybePromise<void>;
   /** The stop tree and policy decisions of a run (src/audit/build-audit.ts builds it from the other methods). */
   audit(runId: string): MaybePromise<AuditReport | undefined>;

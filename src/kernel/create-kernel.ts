@@ -14,7 +14,8 @@ import { loadResumePlan } from './resume-plan.js';
 import { createForkPlan } from './fork-plan.js';
 import { parseForkOptions } from './fork-options.js';
 import type { ForkOptions } from '../contracts/fork.js';
-import { createHolderId, createLeaseKeeper, heldError, LEASE_TTL_MS } from './run-lease.js';
+import { RunFence } from './fenced-store.js';
+import { createHolderId, createLeaseKeeper, heldError } from './run-lease.js';
 import type { RunRegistry } from './run-runtime.js';
 import { normalizeTasks, type TaskInput } from './tasks.js';
 import type { WorkflowRun } from './workflow-run.js';
@@ -44,22 +45,26 @@ export interface Kernel {
 }
 
 /**
- * Records the run and takes its lease. Synchronous stores finish here (a duplicate run id throws
- * a RunError from `start()`); an asynchronous store returns a promise the run waits for.
+ * Records the run and takes its lease, whose token `fence` receives. Synchronous stores finish
+ * here (a duplicate run id throws a RunError from `start()`); an asynchronous store returns a
+ * promise the run waits for.
  */
-function createRunRecord(deps: KernelDeps, record: RunRecord, holder: string): Promise<void> | undefined {
+function createRunRecord(deps: KernelDeps, record: RunRecord, holder: string, fence: RunFence): Promise<void> | undefined {
   const { store } = deps;
-  const lease = () => then(store.acquireLease(record.runId, holder, LEASE_TTL_MS, deps.clock.now()), (result) => {
-    if (!result.acquired) throw heldError(record.runId, result, deps.clock.now());
-  });
+  const lease = () =>
+    then(store.acquireLease(record.runId, holder, deps.leaseMs), (result) => {
+      if (!result.acquired) throw heldError(record.runId, result);
+      return result.token;
+    });
   let created;
   try {
     created = store.createRun(record);
   } catch (error) {
     throw new RunError({ code: 'run_exists', runId: record.runId, message: `run ${record.runId} cannot be created: ${describeError(error)}`, cause: error });
   }
-  const done = created instanceof Promise ? created.then(lease) : lease();
-  return done instanceof Promise ? done : undefined;
+  const token = created instanceof Promise ? created.then(lease) : lease();
+  fence.set(token);
+  return token instanceof Promise ? token.then(() => undefined) : undefined;
 }
 
 function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
@@ -84,7 +89,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
   const deps = deriveDeps(resolveOptions(options));
   const registry: RunRegistry = new Map();
   const holder = createHolderId();
-  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)), leases: createLeaseKeeper(deps.store, holder, deps.clock) };
+  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)), leases: createLeaseKeeper(deps.store, holder, deps.leaseMs) };
   const digest = optionsDigest(options);
 
   return {
@@ -96,7 +101,8 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
         throw new ConfigError({ message: 'Invalid start options', issues: [{ path: 'runId', message: 'must be 1–128 letters, digits, ".", "_" or "-"' }] });
       }
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const ready = createRunRecord(deps, { runId, ...(deps.name === undefined ? {} : { name: deps.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder);
+      const fence = new RunFence(runId);
+      const ready = createRunRecord(deps, { runId, ...(deps.name === undefined ? {} : { name: deps.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder, fence);
       return launchRun(internals, {
         runId,
         tasks: specs,
@@ -106,6 +112,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
         lastEventSeq: 0,
         signal: startOptions.signal,
         holder,
+        fence,
         ...(ready === undefined ? {} : { ready }),
       });
     },

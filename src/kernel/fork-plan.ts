@@ -16,6 +16,7 @@ import { applyForkEdit } from './fork-edit.js';
 import { describeForkPoints, findForkPoint, forkPoints } from './fork-points.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { LaunchPlan } from './launch-run.js';
+import { fencedStore, RunFence } from './fenced-store.js';
 import { acquireRunLease, heldError } from './run-lease.js';
 
 /** The state at a point of a run's history, found in the run itself or, before a fork's own point, in its parent. */
@@ -80,9 +81,11 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     if (error instanceof RunError) throw error;
     throw new RunError({ code: 'run_exists', runId, message: `run ${runId} cannot be created: ${(error as Error).message}`, cause: error });
   }
-  const lease = await acquireRunLease(store, runId, request.holder, clock.now());
-  if (!lease.acquired) throw heldError(runId, lease, clock.now());
-  await new CheckpointWriter({ runId, store, now: () => clock.now(), lastEventSeq: () => 0 }).forkStart(edited.progress);
+  const lease = await acquireRunLease(store, runId, request.holder, deps.leaseMs);
+  if (!lease.acquired) throw heldError(runId, lease);
+  const fence = new RunFence(runId);
+  fence.set(lease.token);
+  await new CheckpointWriter({ runId, store: fencedStore(store, fence, () => undefined), now: () => clock.now(), lastEventSeq: () => 0 }).forkStart(edited.progress);
   const base = rebuiltOrThrow(await store.loadCheckpoint(runId), runId)!;
   const outer = Object.fromEntries(Object.entries(options.edit?.bounds?.outer ?? {}).filter(([, value]) => value !== undefined));
   return {
@@ -96,5 +99,6 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     signal: options.signal,
     forkOf,
     outerBounds: { ...deps.bounds.outer, ...outer },
+    fence,
   };
 }

@@ -18,6 +18,7 @@ import { RUN_ENDED } from './abort-reasons.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { InspectObserver } from './options.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
+import { fencedStore, type RunFence } from './fenced-store.js';
 import type { LeaseKeeper } from './run-lease.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import type { WorkflowRun } from './workflow-run.js';
@@ -45,6 +46,8 @@ export interface LaunchPlan {
   readonly outerBounds?: OuterBounds;
   /** The `traceparent` the previous segment saved (a resume, when traced). */
   readonly previousTraceParent?: string;
+  /** The run's lease token, which every write of the run carries (ADR/0180). */
+  readonly fence: RunFence;
 }
 
 export interface KernelInternals {
@@ -56,8 +59,8 @@ export interface KernelInternals {
 
 /** Starts the workflow actor for a plan and wires its events, result, queues and abort. */
 export function launchRun({ deps, registry, machine, leases }: KernelInternals, plan: LaunchPlan): WorkflowRun {
-  const { runId } = plan;
-  const { clock, store } = deps;
+  const { runId, fence } = plan;
+  const { clock } = deps;
   const stream = new EventStream();
   const listeners: EventListener[] = [(event) => stream.push(event)];
   let abortWith: (stop: StopCondition) => void = () => undefined;
@@ -65,10 +68,19 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   // A failure outside the machines (store, lease, listener) ends the run `error`, explained first
   // by one `error` event naming the part (the machines report their own actors' failures).
   const failRun = (scope: ErrorScope, detail: string) => {
-    if (ended) return;
+    if (ended || fence.lost) return;
     sink.emit({ type: 'error', scope, message: detail });
     abortWith({ reason: 'error', detail, at: clock.now() });
   };
+  // Another process holds the run now: stop at once, write nothing more (the store refuses it
+  // anyway), and end here with `error` / `lease_lost`, explained by an event this process alone sees.
+  const loseLease = (detail: string) => {
+    if (ended) return;
+    fence.lost = true;
+    sink.emit({ type: 'error', scope: 'store', message: detail });
+    abortWith({ reason: 'error', detail: 'lease_lost', at: clock.now() });
+  };
+  const store = fencedStore(deps.store, fence, loseLease);
   if (deps.logger !== undefined) {
     listeners.push(guardedListener(loggerListener(deps.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
   }
@@ -120,7 +132,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   abortWith = (stop) => {
     if (!ended) actor.send({ type: 'ABORT', stop });
   };
-  const releaseLease = leases.keep(runId, (detail) => failRun('store', detail));
+  const releaseLease = leases.keep(runId, fence, (detail) => (fence.lost ? loseLease(detail) : failRun('store', detail)));
 
   const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });
@@ -132,13 +144,15 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       runController.abort(RUN_ENDED);
       const workflowResult: WorkflowResult = {
         runId,
-        stop: output.stop,
+        // However the stop reached the machines (a task's halt wraps it), a lost lease ends the run
+        // here with exactly that: another process holds the run now.
+        stop: fence.lost && output.stop.reason === 'error' ? { ...output.stop, detail: 'lease_lost' } : output.stop,
         tasks: output.results,
         metrics: { ...output.metrics, runtimeMs: Math.max(output.metrics.runtimeMs, plan.progress.elapsedMs + (clock.now() - startedAt)) },
       };
       sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
       try {
-        await store.saveResult(workflowResult);
+        if (!fence.lost) await store.saveResult(workflowResult);
         await releaseLease();
       } catch (error) {
         sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });

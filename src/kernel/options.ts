@@ -22,6 +22,7 @@ import { AutoRulesSchema, resolveAutoRules, type AutoRules, type ResolvedAutoRul
 import { StrategyName } from '../strategies/strategy.js';
 import { toolListIssues } from '../tools/define-tool.js';
 import type { Clock } from './clock.js';
+import { LEASE_TTL_MS } from './run-lease.js';
 import { TaskInputSchema, type TaskInput } from './tasks.js';
 import { zodIssues } from './zod-issues.js';
 
@@ -69,6 +70,11 @@ export interface KernelOptions {
   readonly inspect?: InspectObserver;
   readonly signal?: AbortSignal;
   readonly clock?: Clock;
+  /**
+   * How long a run's lease lives without renewal (default 30,000 ms), judged by the store's clock;
+   * renewed every third of it. Another process can take a run over once it expired (ADR/0180).
+   */
+  readonly leaseMs?: number;
   /** A name for the run, kept by the store (the CLI uses the manifest name). */
   readonly name?: string;
   /** Where the outer loop's tasks come from (default `react`): docs/strategies.md. */
@@ -110,6 +116,7 @@ export interface ResolvedOptions {
   readonly inspect: InspectObserver | undefined;
   readonly signal: AbortSignal | undefined;
   readonly clock: Clock | undefined;
+  readonly leaseMs: number;
   readonly name: string | undefined;
   readonly strategy: StrategyName;
   readonly planner: Model;
@@ -154,6 +161,7 @@ const OptionsSchema = z.strictObject({
   inspect: z.union([fn('inspection observer'), z.object({ next: fn('next') })]).optional(),
   signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal').optional(),
   clock: hasMethods('a Clock', 'now', 'setTimeout', 'clearTimeout').optional(),
+  leaseMs: z.number().int().min(100, 'must be at least 100 ms').optional(),
   name: z.string().min(1).optional(),
   strategy: StrategyName.optional(),
   planner: hasMethods('a Model', 'call').optional(),
@@ -196,6 +204,7 @@ export function resolveOptions(options: KernelOptions): ResolvedOptions {
     inspect: value.inspect,
     signal: value.signal,
     clock: value.clock,
+    leaseMs: value.leaseMs ?? LEASE_TTL_MS,
     name: value.name,
     strategy: value.strategy ?? 'react',
     planner: value.planner ?? value.model,

@@ -7,6 +7,7 @@ import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { RunError } from '../errors.js';
 import type { RunRecord } from '../contracts/store.js';
 import type { KernelDeps } from './kernel-deps.js';
+import { RunFence } from './fenced-store.js';
 import { acquireRunLease, heldError } from './run-lease.js';
 import type { LaunchPlan } from './launch-run.js';
 
@@ -34,6 +35,7 @@ function lastTraceParent(events: readonly KernelEvent[]): string | undefined {
 }
 
 type ResumePlan = Omit<LaunchPlan, 'progress' | 'holder'> & { readonly progress: WorkflowProgress | undefined };
+type ProgressPlan = Omit<ResumePlan, 'fence'>;
 
 /**
  * Reads what a resume continues from and refuses, with a RunError naming the run and the
@@ -60,10 +62,12 @@ export async function loadResumePlan(
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
-  const lease = await acquireRunLease(store, runId, holder, deps.clock.now());
-  if (!lease.acquired) throw heldError(runId, lease, deps.clock.now());
+  const lease = await acquireRunLease(store, runId, holder, deps.leaseMs);
+  if (!lease.acquired) throw heldError(runId, lease);
+  const fence = new RunFence(runId);
+  fence.set(lease.token);
   try {
-    return await readProgress(deps, runId, record, digest, options);
+    return { ...(await readProgress(deps, runId, record, digest, options)), fence };
   } catch (error) {
     await store.releaseLease(runId, holder);
     throw error;
@@ -76,7 +80,7 @@ async function readProgress(
   record: RunRecord,
   digest: string,
   options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
-): Promise<ResumePlan> {
+): Promise<ProgressPlan> {
   const { store } = deps;
   const checkpoint = rebuiltOrThrow(await store.loadCheckpoint(runId), runId);
   const eventSeq = checkpoint?.view.eventSeq ?? 0;

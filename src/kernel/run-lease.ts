@@ -2,9 +2,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { CheckpointStore, LeaseResult } from '../contracts/store.js';
 import { RunError, describeError } from '../errors.js';
-import type { Clock } from './clock.js';
+import type { RunFence } from './fenced-store.js';
 
-/** How long a lease lives without renewal; renewed every third of it while the run is active. */
+/** How long a lease lives without renewal by default (`leaseMs`); renewed every third of it while the run is active. */
 export const LEASE_TTL_MS = 30_000;
 
 /** Who holds a run: host, process and kernel instance, so an operator can tell where it runs. */
@@ -31,18 +31,19 @@ export function holderIsDeadHere(holder: string): boolean {
 }
 
 /**
- * Takes the run's lease, taking over at once from a holder that died on this host. The takeover
- * asks the store as of just after the dead lease's expiry, which the store's own compare-and-set
- * then grants to exactly one contender.
+ * Takes the run's lease, taking over at once from a holder that died on this host: the store
+ * grants the takeover only while that holder still holds the lease, so exactly one contender
+ * gets it. Expiry is the store's to judge (ADR/0182).
  */
-export async function acquireRunLease(store: CheckpointStore, runId: string, holder: string, now: number): Promise<LeaseResult> {
-  const first = await store.acquireLease(runId, holder, LEASE_TTL_MS, now);
+export async function acquireRunLease(store: CheckpointStore, runId: string, holder: string, ttlMs: number): Promise<LeaseResult> {
+  const first = await store.acquireLease(runId, holder, ttlMs);
   if (first.acquired || !holderIsDeadHere(first.holder)) return first;
-  return store.acquireLease(runId, holder, LEASE_TTL_MS, Math.max(now, first.expiresAt + 1));
+  return store.acquireLease(runId, holder, ttlMs, { takeOverFrom: first.holder });
 }
 
-export function heldError(runId: string, refused: Extract<LeaseResult, { acquired: false }>, now: number): RunError {
-  const seconds = Math.max(0, Math.ceil((refused.expiresAt - now) / 1000));
+export function heldError(runId: string, refused: Extract<LeaseResult, { acquired: false }>): RunError {
+  // The expiry is on the store's clock; this host's tells roughly how long is left.
+  const seconds = Math.max(0, Math.ceil((refused.expiresAt - Date.now()) / 1000));
   return new RunError({
     code: 'run_held',
     runId,
@@ -52,33 +53,40 @@ export function heldError(runId: string, refused: Extract<LeaseResult, { acquire
 
 export interface LeaseKeeper {
   /** Renews the run's lease until the returned function releases it; `onLost` stops the run. */
-  keep(runId: string, onLost: (detail: string) => void): () => Promise<void>;
+  keep(runId: string, fence: RunFence, onLost: (detail: string) => void): () => Promise<void>;
 }
 
 /**
  * Keeps the leases of a kernel's running runs alive, so that a second process cannot resume one
  * at the same time, and a dead holder blocks nobody for longer than the TTL. One timer per kernel
  * (not per run) renews them all every third of the TTL; it is unref'd, so it never keeps the
- * process alive, and stops when no run is left. A lost lease stops its run `error`.
+ * process alive, and stops when no run is left. A renewal that is refused, or that does not keep
+ * the run's fencing token (another holder had it meanwhile), loses the lease: the run stops
+ * `error` / `lease_lost` and writes nothing more (ADR/0180).
  */
-export function createLeaseKeeper(store: CheckpointStore, holder: string, clock: Clock): LeaseKeeper {
-  const running = new Map<string, (detail: string) => void>();
+export function createLeaseKeeper(store: CheckpointStore, holder: string, ttlMs: number): LeaseKeeper {
+  const running = new Map<string, { fence: RunFence; lost: (detail: string) => void }>();
   let timer: ReturnType<typeof setInterval> | undefined;
-  const renew = async (runId: string, onLost: (detail: string) => void) => {
+  const renew = async (runId: string, fence: RunFence, onLost: (detail: string) => void) => {
+    if (fence.lost || fence.token === undefined) return;
     try {
-      const renewed = await store.acquireLease(runId, holder, LEASE_TTL_MS, clock.now());
-      if (!renewed.acquired) onLost(`lease lost: run ${runId} is now held by ${renewed.holder}`);
+      const renewed = await store.acquireLease(runId, holder, ttlMs);
+      if (renewed.acquired && renewed.token === fence.token) return;
+      if (renewed.acquired) await store.releaseLease(runId, holder);
+      if (fence.lost) return;
+      fence.lost = true;
+      onLost(`lease_lost: run ${runId} ${renewed.acquired ? `was held by another process meanwhile (token ${fence.token} → ${renewed.token})` : `is now held by ${renewed.holder}`}`);
     } catch (error) {
       onLost(`lease renewal failed: ${describeError(error)}`);
     }
   };
   return {
-    keep(runId, onLost) {
-      running.set(runId, onLost);
+    keep(runId, fence, onLost) {
+      running.set(runId, { fence, lost: onLost });
       if (timer === undefined) {
         timer = setInterval(() => {
-          for (const [id, lost] of running) void renew(id, lost);
-        }, LEASE_TTL_MS / 3);
+          for (const [id, entry] of running) void renew(id, entry.fence, entry.lost);
+        }, ttlMs / 3);
         timer.unref();
       }
       return async () => {
@@ -87,7 +95,7 @@ export function createLeaseKeeper(store: CheckpointStore, holder: string, clock:
           clearInterval(timer);
           timer = undefined;
         }
-        await store.releaseLease(runId, holder);
+        if (!fence.lost) await store.releaseLease(runId, holder);
       };
     },
   };

@@ -53,9 +53,16 @@ export interface CrashStore {
 
 export const sqliteCrashStore: CrashStore = { name: 'sqliteStore', env: () => ({}), state: async (workDir) => storedState(workDir) };
 
-export function spawnChild(mode: 'start' | 'resume', workDir: string, options: { plan?: KillPlan; waitForGo?: boolean; store?: CrashStore } = {}): Child {
+/** The fencing test's child (test/durability/fixtures/fenced-child.mjs). */
+export const FENCED_CHILD = fileURLToPath(new URL('./fixtures/fenced-child.mjs', import.meta.url));
+
+export function spawnChild(
+  mode: 'start' | 'resume',
+  workDir: string,
+  options: { plan?: KillPlan; waitForGo?: boolean; store?: CrashStore; fixture?: string } = {},
+): Child {
   const hookPlan = options.plan !== undefined && options.plan.kind !== 'time' ? [JSON.stringify(options.plan)] : [];
-  const child = spawn(NODE, [CHILD, mode, workDir, ...hookPlan], {
+  const child = spawn(NODE, [options.fixture ?? CHILD, mode, workDir, ...hookPlan], {
     cwd: ROOT,
     env: { ...process.env, ...(options.waitForGo === true ? { DUALLOOP_WAIT_FOR_GO: '1' } : {}), ...(options.store?.env(workDir) ?? {}) },
     stdio: ['pipe', 'pipe', 'pipe'],

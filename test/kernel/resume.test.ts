@@ -119,12 +119,13 @@ describe('leases of dead holders', () => {
     await run.result;
 
     // A live process on this host (our parent) holds the lease: refused.
-    store.acquireLease('orphaned', `${hostname()}/pid-${process.ppid}/live`, 30_000, Date.now());
+    const live = `${hostname()}/pid-${process.ppid}/live`;
+    store.acquireLease('orphaned', live, 30_000);
     const kernel = createKernel({ model: scriptedModel([{ text: 'done' }]), store });
     await expect(kernel.resume('orphaned')).rejects.toMatchObject({ code: 'run_held' });
 
-    // Its lease expires; a process that has exited takes it: taken over without waiting.
-    store.acquireLease('orphaned', `${hostname()}/pid-${await deadPid()}/dead`, 30_000, Date.now() + 60_000);
+    // A process that has since exited holds it: taken over without waiting for the expiry.
+    store.acquireLease('orphaned', `${hostname()}/pid-${await deadPid()}/dead`, 30_000, { takeOverFrom: live });
     const resumed = await (await kernel.resume('orphaned')).result;
     expect(resumed.stop.reason).toBe('goal_achieved');
   });

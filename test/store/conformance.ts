@@ -88,7 +88,7 @@ export function describeCheckpointStore(name: string, makeStore: StoreFactory): 
           () => store.recordToolResult('ghost', toolResult('call-1')),
           () => store.appendEvent(event('ghost', 1)),
           () => store.saveResult(workflowResult('ghost')),
-          () => store.acquireLease('ghost', 'me', 1000, T0),
+          () => store.acquireLease('ghost', 'me', 1000),
         ];
         for (const write of writes) {
           const error = await failureOf(write);

@@ -28,7 +28,7 @@ function populatedFile(path: string, events = 3): void {
   store.saveCheckpoint(taskEntry('run-a', 1));
   store.saveCheckpoint(turnEntry('run-a', 2, 1));
   store.saveResult(workflowResult('run-a', 'awaiting_approval'));
-  store.acquireLease('run-a', 'holder-a', 30_000, T0);
+  store.acquireLease('run-a', 'holder-a', 30_000);
   store.close();
 }
 
@@ -51,7 +51,7 @@ describe('sqliteStore files', () => {
     expect(store.getToolResult('run-a', 'call-1')).toEqual(toolResult('call-1'));
     expect(store.loadCheckpoint('run-a')).toEqual({ results: [taskResult(0)], entries: [asStored(taskEntry('run-a', 1)), asStored(turnEntry('run-a', 2, 1))] });
     expect(store.loadResult('run-a')).toEqual(workflowResult('run-a', 'awaiting_approval'));
-    expect(store.acquireLease('run-a', 'holder-b', 30_000, T0 + 1)).toMatchObject({ acquired: false, holder: 'holder-a' });
+    expect(store.acquireLease('run-a', 'holder-b', 30_000)).toMatchObject({ acquired: false, holder: 'holder-a' });
     store.appendEvent(event('run-a', 4));
     expect(() => store.appendEvent(event('run-a', 3))).toThrow(expect.objectContaining({ code: 'event_out_of_order' }));
     store.close();
@@ -168,10 +168,11 @@ describe('sqliteStore files', () => {
     first.createRun(runRecord('run-a'));
     expect(second.getRun('run-a')).toEqual(runRecord('run-a'));
     expect(() => second.createRun(runRecord('run-a'))).toThrow(expect.objectContaining({ code: 'run_exists' }));
-    expect(first.acquireLease('run-a', 'first', 30_000, T0)).toEqual({ acquired: true });
-    expect(second.acquireLease('run-a', 'second', 30_000, T0 + 5)).toEqual({ acquired: false, holder: 'first', expiresAt: T0 + 30_000 });
+    const lease = first.acquireLease('run-a', 'first', 30_000);
+    expect(lease).toMatchObject({ acquired: true, token: 1 });
+    expect(second.acquireLease('run-a', 'second', 30_000)).toEqual({ acquired: false, holder: 'first', expiresAt: lease.expiresAt });
     first.releaseLease('run-a', 'first');
-    expect(second.acquireLease('run-a', 'second', 30_000, T0 + 6)).toEqual({ acquired: true });
+    expect(second.acquireLease('run-a', 'second', 30_000)).toMatchObject({ acquired: true, token: 2 });
     first.close();
     second.close();
   });
@@ -231,14 +232,14 @@ describe('sqliteStore checkpoint history on disk', () => {
 describe('sqlite schema migrations', () => {
   const settings = { busyTimeoutMs: 1000, synchronous: 'normal' } as const;
 
-  it('migrates a schema version 2 file to version 3: its runs are not forks, new ones may be', () => {
+  it('migrates a schema version 2 file to the current version: its runs are not forks, new ones may be', () => {
     const path = join(directory(), 'v2.db');
     const old = openDatabase({ path, ...settings, migrations: MIGRATIONS.slice(0, 2) });
     old.prepare('INSERT INTO runs (run_id, options_digest, tasks, tasks_total, created_at) VALUES (?, ?, ?, ?, ?)').run('old-run', 'digest', JSON.stringify(runRecord('old-run').tasks), 2, T0);
     old.close();
     expect(pragma(path, 'user_version')).toBe(2);
     const store = sqliteStore({ path });
-    expect(pragma(path, 'user_version')).toBe(3);
+    expect(pragma(path, 'user_version')).toBe(SCHEMA_VERSION);
     expect(store.getRun('old-run')).toEqual(runRecord('old-run', { optionsDigest: 'digest' }));
     store.createRun(runRecord('new-run', { createdAt: T0 + 1, forkOf: { runId: 'old-run', at: { task: 1, turn: 2 } } }));
     expect(store.listRuns().map((run) => run.forkOf)).toEqual([{ runId: 'old-run', at: { task: 1, turn: 2 } }, undefined]);

@@ -1,0 +1,78 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { postgresStore, sqliteStore, type CheckpointStore } from 'dualloop';
+import { postgresUrl } from '../support/postgres.js';
+import { assertBuilt, FENCED_CHILD, jsonLines, newWorkDir, outcomeOf, spawnChild, sqliteCrashStore, type CrashStore } from './crash-harness.js';
+import { dropSchemas, postgresCrashStore, schemaOf } from './crash-postgres-store.js';
+
+/*
+ * Fenced leases (issue 18, ADR/0180): a holder stopped with SIGSTOP past its lease (1 s) loses the
+ * run to a second process, which finishes it. Woken with SIGCONT, the first process must not get
+ * a single write through: what the store holds after the second process ended does not change,
+ * and the first ends locally with `error` / `lease_lost`.
+ */
+
+const RUN_ID = 'fenced-run';
+
+async function snapshot(store: CheckpointStore) {
+  return {
+    events: await store.readEvents(RUN_ID),
+    checkpoints: await store.listCheckpoints(RUN_ID),
+    result: await store.loadResult(RUN_ID),
+    runs: await store.listRuns(),
+  };
+}
+
+const stores: { crash: CrashStore; open: (workDir: string) => CheckpointStore }[] = [
+  { crash: sqliteCrashStore, open: (workDir) => sqliteStore({ path: join(workDir, 'runs.db') }) },
+  { crash: postgresCrashStore(postgresUrl()), open: (workDir) => postgresStore({ connectionString: postgresUrl() }, { schema: schemaOf(workDir) }) },
+];
+
+const workDirs: string[] = [];
+afterAll(async () => {
+  await dropSchemas(postgresUrl(), workDirs);
+  for (const workDir of workDirs) rmSync(workDir, { recursive: true, force: true });
+});
+
+describe.each(stores)('fenced leases on $crash.name', ({ crash, open }) => {
+  it('a holder stopped past its lease (SIGSTOP) and woken (SIGCONT) after another took over gets no write through and ends lease_lost', async () => {
+    assertBuilt();
+    const workDir = newWorkDir();
+    workDirs.push(workDir);
+
+    const first = spawnChild('start', workDir, { store: crash, fixture: FENCED_CHILD });
+    await first.line('turn task-1:1');
+    first.process.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 1_600)); // past the 1 s lease, by any clock
+
+    const second = await spawnChild('resume', workDir, { store: crash, fixture: FENCED_CHILD }).exited;
+    expect(second, second.stderr).toMatchObject({ code: 0, signal: null });
+    const secondOutcome = outcomeOf(workDir, second.pid);
+    if (!('result' in secondOutcome)) throw new Error(`the takeover was refused: ${secondOutcome.error.message}`);
+    expect(secondOutcome.result.stop.reason).toBe('goal_achieved');
+
+    const store = open(workDir);
+    const before = await snapshot(store);
+    const writesBefore = jsonLines<{ outcome: string }>(workDir, `writes-${first.process.pid}.jsonl`).length;
+
+    first.process.kill('SIGCONT');
+    const woken = await first.exited;
+    expect(woken, woken.stderr).toMatchObject({ code: 0, signal: null });
+    const firstOutcome = outcomeOf(workDir, woken.pid);
+    expect(firstOutcome).toMatchObject({ result: { stop: { reason: 'error', detail: 'lease_lost' } } });
+
+    // Nothing of the first process reached the store after it was woken: the history is the second's.
+    expect(await snapshot(store)).toEqual(before);
+    expect(before.result).toEqual(JSON.parse(JSON.stringify(secondOutcome.result)));
+    expect(before.events.at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'goal_achieved' } });
+    // What the woken process still handed the store was refused for the lost lease (a write the
+    // kernel itself held back after learning of the loss never reached the store at all). Events and
+    // tool results the SQLite store queues are dropped when its queue is written, as the unchanged
+    // log shows; checkpoints and results are committed (or refused) at the call.
+    const after = jsonLines<{ method: string; outcome: string; code?: string }>(workDir, `writes-${first.process.pid}.jsonl`).slice(writesBefore);
+    for (const write of after.filter((item) => item.outcome === 'refused')) expect(write.code).toBe('lease_lost');
+    expect(after.filter((write) => write.outcome === 'accepted' && (write.method === 'saveCheckpoint' || write.method === 'saveResult'))).toEqual([]);
+    await store.close?.();
+  }, 60_000);
+});
