@@ -11,6 +11,8 @@ import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { migratePostgres, quoteIdentifier } from './postgres-schema.js';
 import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
+import { postgresControls } from './postgres-controls.js';
+import type { ControlChannel } from '../contracts/control.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { AUDITED_EVENT_TYPES } from './sqlite-statements.js';
@@ -25,7 +27,7 @@ export interface PostgresStoreOptions {
   readonly maxConnections?: number;
 }
 
-export interface PostgresStore extends CheckpointStore {
+export interface PostgresStore extends CheckpointStore, ControlChannel {
   readonly kind: 'postgres';
   readonly schema: string;
   /** `postgres://host:port/database`, without credentials. */
@@ -189,8 +191,30 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       }
     });
 
+  const controls = postgresControls({
+    schema,
+    schemaName: settings.schema,
+    prefix,
+    query,
+    keyOf,
+    findKey,
+    listener: async () => {
+      const pool = await opened;
+      if (given !== undefined) return pool.connect();
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: (connection as { connectionString: string }).connectionString });
+      client.on('error', () => undefined);
+      await client.connect();
+      return client;
+    },
+  });
+
   return {
     kind: 'postgres',
+    sendControl: (runId, command) => guard('sending a command', runId, () => Promise.resolve(controls.sendControl(runId, command))),
+    takeControls: (runId, fence) => guard('taking commands', runId, () => Promise.resolve(controls.takeControls(runId, fence))),
+    approvalAnswers: (runId) => guard('reading approval answers', runId, () => Promise.resolve(controls.approvalAnswers(runId))),
+    watchControls: (runId, onCommand) => controls.watchControls!(runId, onCommand),
     schema: settings.schema,
     where,
     ready: async () => {
@@ -317,6 +341,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       if (closed) return;
       await writes.settleAll();
       closed = true;
+      await controls.close();
       const pool = await opened.catch(() => undefined);
       if (given === undefined) await pool?.end();
     },

@@ -149,6 +149,23 @@ export const MIGRATIONS: readonly Migration[] = [
     // expiry, never the token, so that the token of a run only grows. Rows of earlier versions start at 0.
     sql: `ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 5,
+    description: 'control commands from other processes: cancel, steer, approve (ADR/0184)',
+    sql: `
+      CREATE TABLE controls (
+        id INTEGER PRIMARY KEY,
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        call_id TEXT,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        taken_at INTEGER
+      );
+      CREATE INDEX controls_pending ON controls (run, id) WHERE taken_at IS NULL;
+      CREATE UNIQUE INDEX controls_one_answer ON controls (run, call_id) WHERE kind = 'approve';
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

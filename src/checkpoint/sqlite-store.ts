@@ -13,6 +13,8 @@ import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
+import { sqliteControls } from './sqlite-controls.js';
+import type { ControlChannel } from '../contracts/control.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
 import { SqliteWriteBehind } from './sqlite-write-behind.js';
 import { openDatabase } from './sqlite-schema.js';
@@ -32,7 +34,7 @@ export interface SqliteStoreOptions {
   readonly synchronous?: 'normal' | 'full';
 }
 
-export interface SqliteStore extends SynchronousStore {
+export interface SqliteStore extends SynchronousStore, ControlChannel {
   readonly kind: 'sqlite';
   /** The absolute path of the database file. */
   readonly path: string;
@@ -124,9 +126,14 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       };
     });
 
+  const controls = sqliteControls(database, queue, keyOf, findKey);
+
   return {
     kind: 'sqlite',
     path,
+    sendControl: (runId, command) => guard('sending a command', runId, () => controls.sendControl(runId, command)),
+    takeControls: (runId, fence) => guard('taking commands', runId, () => controls.takeControls(runId, fence)),
+    approvalAnswers: (runId) => guard('reading approval answers', runId, () => controls.approvalAnswers(runId)),
     createRun: (record) =>
       guard('creating the run', record.runId, () => {
         if (findKey(record.runId) !== undefined) throw runExists(record.runId, `sqlite store ${path}`);

@@ -54,7 +54,7 @@ function webSocketUrl(value: string): string {
 const hostOption = () => new Option('--host <host>', 'the address to listen on (default 127.0.0.1: this machine only)');
 const portOption = () => new Option('--port <n>', 'the viewer’s port (default: a free one)').argParser(portNumber);
 
-const storeOption = () => new Option('--store <path>', `SQLite file of the runs (default: ${DEFAULT_STORE_PATH}, or the manifest's store.path for run)`);
+const storeOption = () => new Option('--store <path|url>', `SQLite file of the runs, or a postgres:// URL (?schema=NAME; cancel, steer, approve, runs, audit) (default: ${DEFAULT_STORE_PATH}, or the manifest's store.path for run)`);
 
 /** The command tree; `exitCode()` is the code of the command that ran. */
 export function createProgram(): { readonly program: Command; exitCode(): number } {
@@ -150,6 +150,48 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .action(async (runId: string | undefined, flags: Record<string, unknown>) => {
       const { viewCommand } = await import('./commands/view-command.js');
       exitCode = await viewCommand(runId, pick<ViewFlags>(flags, { store: 'store', host: 'host', port: 'port' }), io);
+    });
+
+  program
+    .command('cancel')
+    .description('Cancel a run from any process: the process running it stops it context_canceled within a second')
+    .argument('<runId>', 'the run to cancel')
+    .addOption(storeOption())
+    .option('--reason <text>', 'why, kept in the stop detail')
+    .action(async (runId: string, flags: Record<string, unknown>) => {
+      const { controlCommand } = await import('./commands/control-command.js');
+      exitCode = await controlCommand(runId, { kind: 'cancel', ...pick<{ reason: string }>(flags, { reason: 'reason' }) }, pick(flags, { store: 'store' }), io);
+    });
+
+  program
+    .command('steer')
+    .description('Queue a steering message for a run from any process, as steer() does in-process')
+    .argument('<runId>', 'the run to steer')
+    .argument('<message>', 'the message')
+    .addOption(storeOption())
+    .action(async (runId: string, message: string, flags: Record<string, unknown>) => {
+      const { controlCommand } = await import('./commands/control-command.js');
+      exitCode = await controlCommand(runId, { kind: 'steer', message }, pick(flags, { store: 'store' }), io);
+    });
+
+  program
+    .command('approve')
+    .description('Answer a parked approval of a run from any process; the answer applies on the next resume')
+    .argument('<runId>', 'the parked run')
+    .option('--call <id>', 'the approval (tool call id, or task:<taskId>); optional when exactly one is pending')
+    .addOption(new Option('--allow', 'allow the call').conflicts('deny'))
+    .addOption(new Option('--deny', 'deny the call').conflicts('allow'))
+    .option('--reason <text>', 'why')
+    .addOption(storeOption())
+    .action(async (runId: string, flags: Record<string, unknown>) => {
+      if (flags['allow'] !== true && flags['deny'] !== true) {
+        io.stderr.write('dualloop: approve needs --allow or --deny\n');
+        exitCode = EXIT.usage;
+        return;
+      }
+      const { controlCommand } = await import('./commands/control-command.js');
+      const answer = flags['allow'] === true ? 'approve' : 'reject';
+      exitCode = await controlCommand(runId, { kind: 'approve', answer, ...pick<{ callId: string; reason: string }>(flags, { call: 'callId', reason: 'reason' }) }, pick(flags, { store: 'store' }), io);
     });
 
   program

@@ -20,6 +20,7 @@ import type { InspectObserver } from './options.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
 import { fencedStore, type RunFence } from './fenced-store.js';
 import type { LeaseKeeper } from './run-lease.js';
+import { watchRunControls } from './run-controls.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import type { WorkflowRun } from './workflow-run.js';
 
@@ -213,6 +214,13 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     actor.send({ type: 'CLEAR_QUEUE', queue: name });
     sink.emit({ type: 'queue_cleared', queue: name });
   };
+
+  // Commands sent from other processes act exactly as abort() and steer() here (ADR/0184).
+  const stopWatching = watchRunControls(deps.store, runId, fence, (command) => {
+    if (command.kind === 'cancel') abortWith({ reason: 'context_canceled', detail: `cancelled from another process${command.reason === undefined ? '' : `: ${command.reason}`}`, at: clock.now() });
+    else if (command.kind === 'steer') queue('STEER', command.message);
+  });
+  void result.then(stopWatching);
 
   return {
     runId,

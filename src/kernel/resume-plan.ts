@@ -1,5 +1,6 @@
 import { RESUMABLE_REASONS } from '../audit/build-audit.js';
 import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
+import { hasControlChannel } from '../contracts/control.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { clearQueue, enqueue, type MessageQueues } from '../contracts/queues.js';
@@ -95,7 +96,8 @@ async function readProgress(
     tasks: record.tasks,
     progress,
     resumed: true,
-    approvals: new Map(Object.entries(options.approvals ?? {})),
+    // Answers sent from other processes (`dualloop approve`), then the caller's, which win.
+    approvals: new Map([...(hasControlChannel(store) ? await store.approvalAnswers(runId) : []), ...Object.entries(options.approvals ?? {})]),
     lastEventSeq,
     ...(checkpoint === undefined ? {} : { checkpoint }),
     signal: options.signal,

@@ -1,9 +1,8 @@
-import { displayPath } from '../../manifest/load-manifest.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAudit } from '../format-audit.js';
 import { colorsFor } from '../format.js';
-import { openExistingStore } from '../open-store.js';
+import { openStoreTarget } from '../store-target.js';
 
 export interface AuditFlags {
   readonly store?: string;
@@ -12,17 +11,17 @@ export interface AuditFlags {
 
 /** `dualloop audit <runId>`: the stop tree, readable or (`--json`) as the store's AuditReport. */
 export async function auditCommand(runId: string, flags: AuditFlags, io: CommandIO): Promise<number> {
-  const opened = openExistingStore(flags.store, io);
+  const opened = await openStoreTarget(flags.store, io);
   if (opened === undefined) return EXIT.usage;
   try {
     const report = await opened.store.audit(runId);
     if (report === undefined) {
-      complain(io, `no run ${runId} in ${displayPath(opened.path, io.cwd)}`);
+      complain(io, `no run ${runId} in ${opened.where}`);
       return EXIT.usage;
     }
     io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : `${formatAudit(report, colorsFor(io.stdout))}\n`);
     return EXIT.completed;
   } finally {
-    opened.close();
+    await opened.close();
   }
 }

@@ -3,6 +3,7 @@ import type { CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { colorReason, colorsFor, formatTimestamp } from '../format.js';
 import { openStore, storePathFor } from '../open-store.js';
+import { isPostgresUrl, openStoreTarget } from '../store-target.js';
 
 export interface RunsFlags {
   readonly store?: string;
@@ -12,8 +13,8 @@ export interface RunsFlags {
 
 /** `dualloop runs`: recent runs, newest first — id, name, started, stop reason, tasks done. */
 export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<number> {
-  const path = storePathFor(flags.store, undefined, io.cwd);
-  const opened = openStore(path, { create: false });
+  const path = isPostgresUrl(flags.store) ? flags.store : storePathFor(flags.store, undefined, io.cwd);
+  const opened = isPostgresUrl(flags.store) ? await openStoreTarget(flags.store, io) : openStore(path, { create: false });
   if (opened === undefined) {
     if (flags.json === true) io.stdout.write('[]\n');
     else io.stderr.write(`no runs yet (no store at ${displayPath(path, io.cwd)})\n`);
@@ -26,7 +27,7 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       return EXIT.completed;
     }
     if (runs.length === 0) {
-      io.stderr.write(`no runs yet in ${displayPath(path, io.cwd)}\n`);
+      io.stderr.write(`no runs yet in ${'where' in opened ? opened.where : displayPath(path, io.cwd)}\n`);
       return EXIT.completed;
     }
     const colors = colorsFor(io.stdout);
@@ -48,6 +49,6 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
     });
     return EXIT.completed;
   } finally {
-    opened.close();
+    await opened.close();
   }
 }

@@ -1,0 +1,119 @@
+/**
+ * The Postgres store's control channel (ADR/0184): commands are rows of `controls`, and each
+ * insert notifies the schema's channel (`NOTIFY dualloop_<schema>, '<runId>'`) in the same
+ * statement. A store that watches runs keeps one dedicated connection LISTENing on it (not one of
+ * the pool's) and calls the watchers of the run named in the payload. A lost listener connection
+ * is opened again on the next watch; the kernel also polls now and then (src/kernel/run-controls.ts).
+ */
+import type { ClientBase } from 'pg';
+import type { ControlChannel, ControlCommand } from '../contracts/control.js';
+import type { ApprovalAnswer } from '../contracts/policy.js';
+import { fromJson, toJson } from './json-codec.js';
+import { sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
+import { NOW_MS } from './postgres-writes.js';
+import { approvalAnswered } from './sqlite-controls.js';
+
+type Row = Record<string, unknown>;
+
+export interface PostgresControlDeps {
+  /** The quoted schema. */
+  readonly schema: string;
+  /** The unquoted schema, for the channel's name. */
+  readonly schemaName: string;
+  readonly prefix: string;
+  query(name: string, text: string, values: readonly unknown[]): Promise<Row[]>;
+  keyOf(runId: string, operation: string): Promise<number>;
+  findKey(runId: string): Promise<number | undefined>;
+  /** A connection of its own for LISTEN, closed with `close()`. */
+  listener(): Promise<ClientBase & { end?: () => Promise<void>; release?: (error?: Error | boolean) => void }>;
+}
+
+export function controlChannelName(schemaName: string): string {
+  return `dualloop_${schemaName}`.slice(0, 63);
+}
+
+export function postgresControls(deps: PostgresControlDeps): ControlChannel & { close(): Promise<void> } {
+  const { schema, prefix, query } = deps;
+  const channel = controlChannelName(deps.schemaName);
+  const watchers = new Map<string, Set<() => void>>();
+  let listening: Promise<Awaited<ReturnType<PostgresControlDeps['listener']>>> | undefined;
+
+  const listen = () => {
+    listening ??= (async () => {
+      const client = await deps.listener();
+      client.on('notification', (message) => {
+        for (const watcher of watchers.get(message.payload ?? '') ?? []) watcher();
+      });
+      client.on('error', () => {
+        // The next watch opens a new connection; the kernel's slow poll covers the gap.
+        listening = undefined;
+      });
+      await client.query(`LISTEN "${channel}"`);
+      // A command sent before LISTEN took effect was not notified: every watcher looks once now.
+      for (const set of watchers.values()) for (const watcher of set) watcher();
+      return client;
+    })();
+    listening.catch(() => (listening = undefined));
+    return listening;
+  };
+
+  return {
+    async sendControl(runId, command) {
+      const key = await deps.keyOf(runId, 'sendControl');
+      try {
+        await query(
+          `${prefix}_send_control`,
+          `WITH sent AS (INSERT INTO ${schema}.controls (run, kind, call_id, body, created_at) VALUES ($1, $2, $3, $4, ${NOW_MS}) RETURNING id)
+           SELECT pg_notify($5, $6) FROM sent`,
+          [key, command.kind, command.kind === 'approve' ? command.approvalId : null, toJson(command, 'the command'), channel, runId],
+        );
+      } catch (error) {
+        if (command.kind === 'approve' && sqlState(error) === UNIQUE_VIOLATION) throw approvalAnswered(runId, command.approvalId);
+        throw error;
+      }
+    },
+    async takeControls(runId, fence) {
+      const key = await deps.findKey(runId);
+      if (key === undefined) return [];
+      const rows = await query(
+        `${prefix}_take_controls`,
+        `UPDATE ${schema}.controls SET taken_at = ${NOW_MS}
+         WHERE id IN (SELECT id FROM ${schema}.controls WHERE run = $1 AND taken_at IS NULL AND kind <> 'approve' ORDER BY id FOR UPDATE SKIP LOCKED)
+           AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ${schema}.leases WHERE run = $1 AND token = $2 AND expires_at > ${NOW_MS}))
+         RETURNING id, body`,
+        [key, fence ?? null],
+      );
+      return rows.sort((a, b) => Number(a.id) - Number(b.id)).flatMap((row) => parsed(row.body));
+    },
+    async approvalAnswers(runId) {
+      const map = new Map<string, ApprovalAnswer>();
+      const key = await deps.findKey(runId);
+      if (key === undefined) return map;
+      const rows = await query(`${prefix}_answers`, `SELECT body FROM ${schema}.controls WHERE run = $1 AND kind = 'approve' ORDER BY id`, [key]);
+      for (const row of rows) for (const command of parsed(row.body)) if (command.kind === 'approve') map.set(command.approvalId, command.answer);
+      return map;
+    },
+    watchControls(runId, onCommand) {
+      let set = watchers.get(runId);
+      if (set === undefined) watchers.set(runId, (set = new Set()));
+      set.add(onCommand);
+      void listen().catch(() => undefined);
+      return () => {
+        set.delete(onCommand);
+        if (set.size === 0) watchers.delete(runId);
+      };
+    },
+    async close() {
+      const client = await listening?.catch(() => undefined);
+      listening = undefined;
+      if (client === undefined) return;
+      if (client.release !== undefined) client.release(true);
+      else await client.end?.();
+    },
+  };
+}
+
+function parsed(body: unknown): ControlCommand[] {
+  const value = fromJson(body);
+  return value.ok ? [value.value as ControlCommand] : [];
+}

@@ -1,0 +1,47 @@
+import { approveRun, cancelRun, steerRun } from '../../control/run-control.js';
+import { RunError } from '../../errors.js';
+import { complain, type CommandIO } from '../command-io.js';
+import { EXIT } from '../exit-codes.js';
+import { openStoreTarget } from '../store-target.js';
+
+export interface ControlFlags {
+  readonly store?: string;
+}
+
+export type ControlRequest =
+  | { readonly kind: 'cancel'; readonly reason?: string }
+  | { readonly kind: 'steer'; readonly message: string }
+  | { readonly kind: 'approve'; readonly callId?: string; readonly answer: 'approve' | 'reject'; readonly reason?: string };
+
+/**
+ * `dualloop cancel|steer|approve <runId> …`: sends the command through the store to the process
+ * running the run (or, for an approval, to its next resume) and says what was sent. A command the
+ * run cannot take (unknown, finished, no such pending approval, answered already) exits 64 naming why.
+ */
+export async function controlCommand(runId: string, request: ControlRequest, flags: ControlFlags, io: CommandIO): Promise<number> {
+  const opened = await openStoreTarget(flags.store, io);
+  if (opened === undefined) return EXIT.usage;
+  try {
+    if (request.kind === 'cancel') {
+      await cancelRun(opened.store, runId, request.reason === undefined ? {} : { reason: request.reason });
+      io.stdout.write(`cancel sent to run ${runId}\n`);
+    } else if (request.kind === 'steer') {
+      await steerRun(opened.store, runId, request.message);
+      io.stdout.write(`steering message queued for run ${runId}\n`);
+    } else {
+      const approvalId = await approveRun(opened.store, runId, {
+        answer: request.answer,
+        ...(request.callId === undefined ? {} : { callId: request.callId }),
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
+      });
+      io.stdout.write(`approval ${approvalId} of run ${runId}: ${request.answer === 'approve' ? 'allowed' : 'denied'}; it applies when the run is resumed (dualloop resume ${runId})\n`);
+    }
+    return EXIT.completed;
+  } catch (error) {
+    if (!(error instanceof RunError)) throw error;
+    complain(io, `${error.message} [${error.code}]`);
+    return EXIT.usage;
+  } finally {
+    await opened.close();
+  }
+}

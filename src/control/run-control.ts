@@ -1,0 +1,78 @@
+/**
+ * Control a run from any process through its store (ADR/0184): `cancelRun`, `steerRun` and
+ * `approveRun`. The process running the run learns of a command within a second and acts on it as
+ * on `abort()` / `steer()`; an approval answers a parked run for its next `resume`. What cannot be
+ * done is a RunError naming the run and the reason, never a silent no-op.
+ */
+import { RESUMABLE_REASONS } from '../audit/build-audit.js';
+import { hasControlChannel, type ControlChannel, type ControlCommand } from '../contracts/control.js';
+import type { ApprovalAnswer } from '../contracts/policy.js';
+import type { CheckpointStore } from '../contracts/store.js';
+import { RunError } from '../errors.js';
+
+export interface ApproveOptions {
+  /** The approval id (a tool call's id, or `task:<taskId>`); may be left out when exactly one is pending. */
+  readonly callId?: string;
+  readonly answer: ApprovalAnswer;
+  readonly reason?: string;
+}
+
+/** Asks the process running the run to stop it `context_canceled`; a parked or crashed run stops on its next resume. */
+export async function cancelRun(store: CheckpointStore, runId: string, options: { readonly reason?: string } = {}): Promise<void> {
+  const channel = await openRun(store, runId);
+  await channel.sendControl(runId, { kind: 'cancel', ...(options.reason === undefined ? {} : { reason: options.reason }) });
+}
+
+/** Queues a steering message for the run, delivered as `steer()` delivers it. */
+export async function steerRun(store: CheckpointStore, runId: string, message: string): Promise<void> {
+  if (typeof message !== 'string' || message.trim() === '') throw new RunError({ code: 'control_invalid', runId, message: `run ${runId}: a steering message must be a non-empty string` });
+  const channel = await openRun(store, runId);
+  await channel.sendControl(runId, { kind: 'steer', message });
+}
+
+/** Answers a pending approval of a parked run; returns the approval id answered. */
+export async function approveRun(store: CheckpointStore, runId: string, options: ApproveOptions): Promise<string> {
+  const channel = await openRun(store, runId);
+  const result = await store.loadResult(runId);
+  if (result?.stop.reason !== 'awaiting_approval') {
+    throw new RunError({ code: 'approval_not_pending', runId, message: `run ${runId} is not waiting for an approval (${result === undefined ? 'it has not parked' : `it stopped ${result.stop.reason}`})` });
+  }
+  const answered = await channel.approvalAnswers(runId);
+  const pending = (await pendingApprovals(store, runId)).filter((id) => !answered.has(id));
+  const approvalId = options.callId ?? (pending.length === 1 ? pending[0] : undefined);
+  if (options.callId !== undefined && answered.has(options.callId)) {
+    throw new RunError({ code: 'approval_answered', runId, message: `run ${runId}: approval ${options.callId} was already answered; an approval is answered once` });
+  }
+  if (approvalId === undefined || !pending.includes(approvalId)) {
+    const list = pending.length === 0 ? 'none' : pending.join(', ');
+    const what = approvalId === undefined ? 'name the approval with --call (callId)' : `approval ${approvalId} is not pending`;
+    throw new RunError({ code: 'approval_not_pending', runId, message: `run ${runId}: ${what}; pending: ${list}` });
+  }
+  const command: ControlCommand = { kind: 'approve', approvalId, answer: options.answer, ...(options.reason === undefined ? {} : { reason: options.reason }) };
+  await channel.sendControl(runId, command);
+  return approvalId;
+}
+
+/** The approvals the run's last segment asked for: its `require_approval` decisions since its last start. */
+async function pendingApprovals(store: CheckpointStore, runId: string): Promise<string[]> {
+  const events = await store.readEvents(runId);
+  let start = 0;
+  events.forEach((event, index) => {
+    if (event.type === 'workflow_start') start = index;
+  });
+  return events.slice(start).flatMap((event) =>
+    event.type === 'policy_decision' && event.decision === 'require_approval' ? [event.approvalId ?? event.toolCallId ?? `task:${event.taskId ?? ''}`] : [],
+  );
+}
+
+async function openRun(store: CheckpointStore, runId: string): Promise<CheckpointStore & ControlChannel> {
+  if (!hasControlChannel(store)) {
+    throw new RunError({ code: 'control_unsupported', runId, message: `run ${runId}: the ${store.kind} store cannot carry commands between processes (use sqliteStore or postgresStore)` });
+  }
+  if ((await store.getRun(runId)) === undefined) throw new RunError({ code: 'run_not_found', runId, message: `run ${runId} does not exist in the ${store.kind} store` });
+  const result = await store.loadResult(runId);
+  if (result !== undefined && !RESUMABLE_REASONS.has(result.stop.reason)) {
+    throw new RunError({ code: 'run_finished', runId, message: `run ${runId} already finished with ${result.stop.reason} (${result.stop.detail}); it takes no more commands` });
+  }
+  return store;
+}

@@ -1,0 +1,50 @@
+import { hasControlChannel, type ControlCommand } from '../contracts/control.js';
+import type { CheckpointStore } from '../contracts/store.js';
+import type { RunFence } from './fenced-store.js';
+
+/** How often a run looks for commands when its store cannot notify (SQLite): well within 1 s. */
+export const CONTROL_POLL_MS = 250;
+/** With notifications (Postgres LISTEN/NOTIFY), a slow poll only covers a dropped listener. */
+export const CONTROL_SAFETY_POLL_MS = 5_000;
+
+/**
+ * Hands a running run the commands other processes send it through the store (ADR/0184): at
+ * once when the store notifies, else by a cheap poll; each command once, in order, taken under
+ * the run's lease. Returns the function that stops watching. Stores without a control channel
+ * (memory) are not watched.
+ */
+export function watchRunControls(store: CheckpointStore, runId: string, fence: RunFence, apply: (command: ControlCommand) => void): () => void {
+  if (!hasControlChannel(store)) return () => undefined;
+  let stopped = false;
+  let busy = false;
+  let again = false;
+  const take = async (): Promise<void> => {
+    if (stopped || fence.lost || fence.token === undefined) return;
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      const commands = await store.takeControls(runId, fence.token);
+      for (const command of commands) if (!stopped) apply(command);
+    } catch {
+      // A failing store is the run's writes' to report; the next poll tries again.
+    } finally {
+      busy = false;
+    }
+    if (again) {
+      again = false;
+      await take();
+    }
+  };
+  const unsubscribe = store.watchControls?.(runId, () => void take());
+  const timer = setInterval(() => void take(), unsubscribe === undefined ? CONTROL_POLL_MS : CONTROL_SAFETY_POLL_MS);
+  timer.unref();
+  void take();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+    unsubscribe?.();
+  };
+}
