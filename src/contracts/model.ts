@@ -59,5 +59,11 @@ export interface Model {
   /** Provider name for logs and the audit (e.g. `openai`, `scripted`). */
   readonly provider: string;
   readonly modelId: string;
+  /**
+   * The secret values this model was configured with (its API key, every header value). The
+   * kernel redacts each wherever it occurs in what it records or reports (ADR/0100). Adapters
+   * that hold credentials should list them; the `redact` option covers the others.
+   */
+  readonly secrets?: readonly string[];
   call(request: ModelRequest): Promise<ModelResult>;
 }

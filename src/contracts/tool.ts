@@ -48,6 +48,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
 /** A tool after `defineTool`: validated once, with its JSON Schema computed once. */
 export interface Tool<Schema extends z.ZodType = z.ZodType> extends ToolDefinition<Schema> {
   readonly jsonSchema: Readonly<Record<string, unknown>>;
+  /** Credentials this tool was configured with (an MCP server's headers): the kernel redacts them (ADR/0100). */
+  readonly secrets?: readonly string[];
 }
 
 /** The outcome of one tool call, as recorded (keyed by `toolCallId`) and replayed on resume. */

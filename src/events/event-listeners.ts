@@ -2,20 +2,19 @@ import type { KernelEvent } from '../contracts/events.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import { describeError } from '../errors.js';
 import type { KernelLogger } from '../kernel/options.js';
-import { PINO_REDACT_PATHS, REDACTED, redactSecrets } from '../logging/redact.js';
 import type { EventListener } from './event-sink.js';
 
 const NOISY = new Set<KernelEvent['type']>(['message_update', 'tool_execution_update']);
 
 /**
- * One JSON line per event on a child of the given pino logger, secrets redacted twice over
- * (pino `redact` paths and value masking). Streaming updates log at `debug`, errors at `error`,
- * warnings at `warn`, everything else at `info`.
+ * One JSON line per event on a child of the given pino logger. Events reach it redacted (the
+ * sink is the boundary, ADR/0100). Streaming updates log at `debug`, errors at `error`, warnings
+ * at `warn`, everything else at `info`.
  */
 export function loggerListener(logger: KernelLogger, runId: string): EventListener {
-  const log = logger.child({ runId }, { redact: { paths: PINO_REDACT_PATHS, censor: REDACTED } });
+  const log = logger.child({ runId });
   return (event) => {
-    const line = { event: redactSecrets(event) };
+    const line = { event };
     if (event.type === 'error') log.error(line, event.type);
     else if (event.type === 'warning') log.warn(line, event.type);
     else if (NOISY.has(event.type)) log.debug(line, event.type);
@@ -27,8 +26,7 @@ export function loggerListener(logger: KernelLogger, runId: string): EventListen
  * Appends every event to the store's log; the first failure stops the run `error` (`fail`
  * reports it as an `error` event, scope `store`). After it, only that `error` event is still
  * tried once, so a store that failed for a moment keeps the cause for `dualloop audit`.
- * Events are already free of secrets: foreign text is redacted where it enters (tool I/O,
- * model and hook failures), so nothing is walked again here.
+ * Events are already free of secrets: the sink redacted them (ADR/0100).
  */
 export function storeListener(store: CheckpointStore, fail: (detail: string) => void): EventListener {
   let failed = false;

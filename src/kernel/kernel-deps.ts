@@ -4,6 +4,9 @@ import { memoryStore } from '../checkpoint/memory-store.js';
 import { keepRecentTurns } from '../compaction/keep-recent-turns.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import { createRunTracing, type RunTracing } from '../telemetry/run-tracing.js';
+import { redactingStore } from '../redaction/redacting-store.js';
+import type { Redactor } from '../redaction/redactor.js';
+import { createRedactor } from '../redaction/secret-values.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ResolvedOptions } from './options.js';
 
@@ -11,8 +14,10 @@ import type { ResolvedOptions } from './options.js';
 export interface KernelDeps extends ResolvedOptions {
   readonly clock: Clock;
   readonly compactor: Compactor;
-  /** `memoryStore()` unless one was given. */
+  /** `memoryStore()` unless one was given; every write redacted (ADR/0100). */
   readonly store: CheckpointStore;
+  /** Replaces the kernel's secrets in everything its runs record or report (ADR/0100). */
+  readonly redactor: Redactor;
   readonly toolDescriptors: readonly ToolDescriptor[];
   /** OpenTelemetry spans from each run's events; `undefined` with `telemetry: false`. */
   readonly tracing: RunTracing | undefined;
@@ -24,11 +29,13 @@ export function deriveDeps(options: ResolvedOptions): KernelDeps {
     description: tool.description,
     parameters: tool.jsonSchema,
   }));
+  const redactor = createRedactor({ redact: options.redact, models: [options.model, options.planner], tools: options.tools.values() });
   return {
     ...options,
     clock: options.clock ?? systemClock,
     compactor: options.compactor ?? keepRecentTurns(),
-    store: options.store ?? memoryStore(),
+    store: redactingStore(options.store ?? memoryStore(), redactor),
+    redactor,
     toolDescriptors,
     tracing: createRunTracing(options.telemetry, options.model),
   };

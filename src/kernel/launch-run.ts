@@ -15,6 +15,8 @@ import { guardedListener, loggerListener, storeListener } from '../events/event-
 import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
 import { RUN_ENDED } from './abort-reasons.js';
+import { EventRedaction } from '../redaction/event-redaction.js';
+import { redactedInspection } from '../redaction/redacted-inspection.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { InspectObserver } from './options.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
@@ -88,7 +90,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   listeners.push(storeListener(store, (detail) => failRun('store', detail)));
   const spans = deps.tracing?.startRun({ runId, name: deps.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
   if (spans !== undefined) listeners.push(spans.listener);
-  const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq);
+  const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq, new EventRedaction(deps.redactor));
   const runController = new AbortController();
 
   const runtime: RunRuntime = {
@@ -127,7 +129,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       startedAt,
     },
     clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
-    ...(deps.inspect === undefined ? {} : { inspect: guardedInspect(deps.inspect, (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
+    ...(deps.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(deps.inspect, deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
   });
   // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
   abortWith = (stop) => {
@@ -143,14 +145,15 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       ended = true;
       for (const signal of abortSignals) signal.removeEventListener('abort', onSignal);
       runController.abort(RUN_ENDED);
-      const workflowResult: WorkflowResult = {
+      // The caller gets the result as the store keeps it: the same, resumed or not (ADR/0100).
+      const workflowResult: WorkflowResult = deps.redactor.value({
         runId,
         // However the stop reached the machines (a task's halt wraps it), a lost lease ends the run
         // here with exactly that: another process holds the run now.
         stop: fence.lost && output.stop.reason === 'error' ? { ...output.stop, detail: 'lease_lost' } : output.stop,
         tasks: output.results,
         metrics: { ...output.metrics, runtimeMs: Math.max(output.metrics.runtimeMs, plan.progress.elapsedMs + (clock.now() - startedAt)) },
-      };
+      });
       sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
       try {
         if (!fence.lost) await store.saveResult(workflowResult);

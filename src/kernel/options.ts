@@ -18,6 +18,7 @@ import type { Tool } from '../contracts/tool.js';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { OnTaskStop } from '../contracts/workflow-protocol.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
+import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
 import { AutoRulesSchema, resolveAutoRules, type AutoRules, type ResolvedAutoRules } from '../strategies/auto-rules.js';
 import { StrategyName } from '../strategies/strategy.js';
 import { toolListIssues } from '../tools/define-tool.js';
@@ -87,6 +88,11 @@ export interface KernelOptions {
   readonly autoRules?: AutoRules;
   /** OpenTelemetry GenAI spans (docs/observability.md): on with the global tracer when `@opentelemetry/api` is installed; `false` turns them off. */
   readonly telemetry?: TelemetryOptions | false;
+  /**
+   * Secret values to replace by `[redacted]` wherever they occur in what the runs record or
+   * report (events, logs, stores, results), besides the models' own keys and headers (ADR/0100).
+   */
+  readonly redact?: readonly string[];
 }
 
 export interface ResolvedOptions {
@@ -123,6 +129,7 @@ export interface ResolvedOptions {
   readonly goal: string | undefined;
   readonly autoRules: ResolvedAutoRules;
   readonly telemetry: TelemetryOptions | false | undefined;
+  readonly redact: readonly string[];
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `must be a function (${what})`);
@@ -168,6 +175,7 @@ const OptionsSchema = z.strictObject({
   goal: z.string().trim().min(1, 'must be a non-empty goal').optional(),
   autoRules: AutoRulesSchema.optional(),
   telemetry: z.union([z.literal(false), z.strictObject({ tracer: hasMethods('an OpenTelemetry Tracer', 'startSpan').optional(), recordContent: z.boolean().optional() })]).optional(),
+  redact: z.array(z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)`)).optional(),
 });
 
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
@@ -211,5 +219,6 @@ export function resolveOptions(options: KernelOptions): ResolvedOptions {
     goal: value.goal,
     autoRules: resolveAutoRules(value.autoRules, value.planner ?? value.model),
     telemetry: value.telemetry,
+    redact: value.redact ?? [],
   };
 }

@@ -5,6 +5,7 @@ import { ConfigError, type ConfigIssue } from '../errors.js';
 import { createKernel, type Kernel } from '../kernel/create-kernel.js';
 import type { KernelOptions } from '../kernel/options.js';
 import { normalizeTasks } from '../kernel/tasks.js';
+import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
 import { declarativePolicy } from '../policy/declarative-policy.js';
 import { applyBoundOverrides, type BoundOverrides } from './bound-overrides.js';
 import type { LoadedManifest, ManifestResult } from './load-manifest.js';
@@ -18,7 +19,11 @@ import { withLine, type SourceIssue, type YamlSource } from './yaml-source.js';
  * OpenAI-compatible model, loads the tools, builds the declarative policy, applies the
  * command-line bound overrides. Reports every problem at once, each with its manifest line.
  */
-export async function buildKernelOptions(loaded: LoadedManifest, overrides: BoundOverrides = {}): Promise<ManifestResult<KernelOptions>> {
+export async function buildKernelOptions(
+  loaded: LoadedManifest,
+  overrides: BoundOverrides = {},
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<ManifestResult<KernelOptions>> {
   const { manifest, source } = loaded;
   const [model, planner, tools] = await Promise.all([
     resolveModel(loaded, manifest.model, 'model'),
@@ -27,6 +32,8 @@ export async function buildKernelOptions(loaded: LoadedManifest, overrides: Boun
   ]);
   const issues: SourceIssue[] = [...model.issues, ...(planner?.issues ?? []), ...tools.issues, ...(tools.complete ? policyNameIssues(manifest, tools.tools, source) : taskIdIssues(manifest, source))];
   if (manifest.tasks === undefined && manifest.goal === undefined) issues.push(withLine(source, ['tasks'], 'required (or a `goal` for a plan strategy)'));
+  const secrets = secretValues(manifest, source, environment);
+  issues.push(...secrets.issues);
   if (model.model === undefined || issues.length > 0) return { ok: false, issues };
 
   const { bounds, tasks } = applyBoundOverrides(manifest.bounds, manifest.tasks ?? [], overrides);
@@ -51,8 +58,25 @@ export async function buildKernelOptions(loaded: LoadedManifest, overrides: Boun
     ...(planner?.model === undefined ? {} : { planner: planner.model }),
     ...(manifest.goal === undefined ? {} : { goal: manifest.goal }),
     ...(manifest.autoRules === undefined ? {} : { autoRules: manifest.autoRules }),
+    ...(secrets.values.length === 0 ? {} : { redact: secrets.values }),
   };
   return { ok: true, value: options };
+}
+
+/**
+ * The values of the environment variables `secrets:` names (ADR/0100). An unset variable has
+ * nothing to redact; a value too short to redact without wrecking ordinary text is an error.
+ */
+function secretValues(manifest: Manifest, source: YamlSource, environment: NodeJS.ProcessEnv): { values: string[]; issues: SourceIssue[] } {
+  const values: string[] = [];
+  const issues: SourceIssue[] = [];
+  (manifest.secrets ?? []).forEach((name, index) => {
+    const value = environment[name];
+    if (value === undefined || value === '') return;
+    if (value.length < MIN_SECRET_LENGTH) issues.push(withLine(source, ['secrets', index], `the value of ${name} is shorter than ${MIN_SECRET_LENGTH} characters: too short to redact safely`));
+    else values.push(value);
+  });
+  return { values, issues };
 }
 
 /** Creates the kernel, turning its ConfigError (duplicate task ids, tool problems…) into manifest problems with lines. */

@@ -122,5 +122,9 @@ export const ManifestSchema = z.strictObject({
     .union([z.literal(false), z.strictObject({ threshold: z.number().int().min(2) })])
     .optional()
     .describe('The same tool call this many times in a row stops the task loop_detected; false turns it off'),
+  secrets: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
+    .optional()
+    .describe('Environment variables whose values are secrets: replaced by [redacted] in every store, log and output (docs/security.md)'),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;

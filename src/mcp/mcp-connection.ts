@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { describeError } from '../errors.js';
-import { redactString } from '../logging/redact.js';
+import { Redactor } from '../redaction/redactor.js';
+import { expandSecrets } from '../redaction/secret-values.js';
 import { configuredSecrets, type McpServerConfig } from './mcp-config.js';
 import { McpError } from './mcp-error.js';
 
@@ -24,7 +25,9 @@ export class McpServerHandle {
   private live: Promise<Live> | undefined;
   private closed = false;
   private lastExit: string | undefined;
-  private readonly secrets: readonly string[];
+  /** The server's header (HTTP) or environment (stdio) values: its tools list them for the kernel's redactor. */
+  readonly secrets: readonly string[];
+  private redactor: Redactor | undefined;
 
   constructor(
     readonly name: string,
@@ -60,9 +63,8 @@ export class McpServerHandle {
 
   /** A message safe to show: configured secrets and key-shaped tokens removed. */
   redact(text: string): string {
-    let safe = text;
-    for (const secret of this.secrets) safe = safe.split(secret).join('[REDACTED]');
-    return redactString(safe);
+    this.redactor ??= new Redactor(expandSecrets(this.secrets));
+    return this.redactor.text(text);
   }
 
   private connection(): Promise<Live> {

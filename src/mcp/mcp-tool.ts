@@ -51,6 +51,7 @@ export function toDualloopTool(handle: McpServerHandle, info: McpToolInfo, name:
     parameters: parametersFor(jsonSchema),
     jsonSchema: Object.freeze({ type: 'object', ...jsonSchema }),
     timeoutMs,
+    secrets: handle.secrets,
     // Read-only tools may run beside each other in `batch` mode; the rest one by one.
     executionMode: readOnly ? ('parallel' as const) : ('sequential' as const),
     execute: async (args: unknown, context: { readonly signal: AbortSignal }) => {

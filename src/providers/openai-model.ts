@@ -37,6 +37,8 @@ export function openaiModel(options: OpenAIModelOptions): Model {
   return {
     provider: 'openai',
     modelId: resolved.model,
+    // Every header value counts as a secret (x-custom-auth, api-key…): the kernel redacts them all.
+    secrets: [...(resolved.apiKey === undefined ? [] : [resolved.apiKey]), ...Object.values(resolved.headers)],
     call: hasClient ? call : () => Promise.resolve(missingKeyFailure(resolved.keyEnv)),
   };
 }

@@ -14,7 +14,6 @@ import type { StrategySpend, TaskSourceInput, TaskSourceOutput } from '../contra
 import { describeError } from '../errors.js';
 import type { KernelDeps } from '../kernel/kernel-deps.js';
 import type { RunRuntime } from '../kernel/run-runtime.js';
-import { redactString } from '../logging/redact.js';
 import { addSpend } from '../loop/workflow-reducers.js';
 import type { StopCandidate } from '../stop/inner-conditions.js';
 
@@ -87,7 +86,7 @@ export function createPlanningSession(options: {
         costUsd: spent.costUsd + (result.type === 'response' ? result.costUsd : 0),
       };
       if (result.type === 'response') return { ok: true, text: result.text };
-      const problem = `${purpose} call failed (${result.code}): ${redactString(result.message)}`;
+      const problem = `${purpose} call failed (${result.code}): ${result.message}`;
       run.emit({ type: 'error', scope: 'model', message: problem });
       return { ok: false, problem };
     },

@@ -1,7 +1,6 @@
 import type { KernelEvent } from '../contracts/events.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { EventListener } from '../events/event-sink.js';
-import { redactSecrets } from '../logging/redact.js';
 import type { OtelApi } from './otel-api.js';
 
 type Span = OtelApi.Span;
@@ -32,8 +31,8 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
   const start = (name: string, parent: Span, at: number, attributes: Attributes, kind = api.SpanKind.INTERNAL) =>
     tracer.startSpan(name, { kind, startTime: at, attributes }, under(parent));
   const content = (value: unknown): string => {
-    const text = typeof value === 'string' ? value : (JSON.stringify(redactSecrets(value)) ?? 'null');
-    const safe = typeof value === 'string' ? (redactSecrets(text) as string) : text;
+    // Events reach every listener redacted (the sink is the boundary, ADR/0100).
+    const safe = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
     return safe.length > MAX_CONTENT ? `${safe.slice(0, MAX_CONTENT)}…` : safe;
   };
   const fail = (span: Span, errorType: string, message: string) => {

@@ -3,7 +3,6 @@ import type { ToolCall } from '../contracts/messages.js';
 import type { PolicyVerdict } from '../contracts/policy.js';
 import type { Tool, ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
-import { redactString } from '../logging/redact.js';
 import type { KernelDeps } from '../kernel/kernel-deps.js';
 import type { RunRuntime } from '../kernel/run-runtime.js';
 import { CANCELLED, executeTool } from './execute-tool.js';
@@ -62,7 +61,7 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise
   if (scope.signal.aborted) onCancel();
   else scope.signal.addEventListener('abort', onCancel, { once: true });
   try {
-    const result = await resolveCall(call, scope, turnScope);
+    const result = scope.deps.redactor.value(await resolveCall(call, scope, turnScope));
     end(result);
     return result;
   } catch (error) {
@@ -110,7 +109,8 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
       if (replacement.isError !== undefined) isError = replacement.isError;
     }
   }
-  const result = executedResult(call, args.value, value, isError, outcome.terminate && !isError);
+  // The model sees the result as it is recorded, secrets redacted: the same live and replayed (ADR/0100).
+  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError));
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
@@ -126,7 +126,7 @@ async function guardHook<T>(name: string, hook: () => T | Promise<T>): Promise<T
   try {
     return await hook();
   } catch (error) {
-    throw new ToolHookFailure('hook', redactString(`${name} threw: ${describeError(error)}`));
+    throw new ToolHookFailure('hook', `${name} threw: ${describeError(error)}`);
   }
 }
 
@@ -138,7 +138,7 @@ async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope):
   try {
     verdict = await gate({ runId: run.runId, taskId: scope.taskId, toolCallId: call.id, name: call.name, args, spent: scope.spent }, scope.signal);
   } catch (error) {
-    throw new ToolHookFailure('policy', redactString(`policy gate threw on tool "${call.name}": ${describeError(error)}`));
+    throw new ToolHookFailure('policy', `policy gate threw on tool "${call.name}": ${describeError(error)}`);
   }
   const decision = { taskId: scope.taskId, taskIndex: scope.taskIndex, toolCallId: call.id, toolName: call.name };
   if (verdict.decision === 'require_approval') {

@@ -1,9 +1,5 @@
 import type { ToolCall } from '../contracts/messages.js';
 import type { ToolResult } from '../contracts/tool.js';
-import { redactSecrets, redactString } from '../logging/redact.js';
-
-// Tool I/O is foreign text: secrets in it are redacted here, where it enters the kernel, so that
-// the transcript, events, checkpoints and stores downstream never see them.
 
 /** The text the model sees for a value: strings as they are, everything else as JSON. */
 export function toContent(value: unknown): string {
@@ -21,9 +17,9 @@ export function refusedResult(call: ToolCall, message: string, options: { usedSl
   return {
     toolCallId: call.id,
     name: call.name,
-    args: redactSecrets(call.args),
-    result: redactString(message),
-    content: `Error: ${redactString(message)}`,
+    args: call.args,
+    result: message,
+    content: `Error: ${message}`,
     isError: true,
     terminate: false,
     executed: false,
@@ -33,11 +29,11 @@ export function refusedResult(call: ToolCall, message: string, options: { usedSl
 }
 
 export function executedResult(call: ToolCall, args: unknown, value: unknown, isError: boolean, terminate: boolean): ToolResult {
-  const result = isError ? redactString(toErrorMessage(value)) : redactSecrets(value);
+  const result = isError ? toErrorMessage(value) : value;
   return {
     toolCallId: call.id,
     name: call.name,
-    args: redactSecrets(args),
+    args,
     result,
     content: isError ? `Error: ${result as string}` : toContent(result),
     isError,

@@ -73,7 +73,7 @@ describe('the pino logger', () => {
     expect(logger.lines).toHaveLength(events.length);
     expect(logger.lines.every((line) => line.bindings.runId === events[0]!.runId)).toBe(true);
     expect(logger.text()).not.toContain('sk-live-abcdefghijklmnop1234');
-    expect(logger.text()).toContain('[REDACTED]');
+    expect(logger.text()).toContain('[redacted]');
     expect(logger.lines.find((line) => line.message === 'error')?.level).toBe('error');
   });
 });

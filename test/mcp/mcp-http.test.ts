@@ -86,7 +86,7 @@ describe('mcpTools over Streamable HTTP', () => {
     await run.result;
     const everything = JSON.stringify([events, model.calls.map((call) => call.messages), store.readEvents('leak')]);
     expect(everything).not.toContain('sk-live-ABCDEFGHIJKLMNOP1234');
-    expect(everything).toContain('[REDACTED]');
+    expect(everything).toContain('[redacted]');
   });
 
   it('aborts a stalled call at the tool timeout; cancelling the run does not wait for the server', async () => {

@@ -116,7 +116,7 @@ describe('OpenTelemetry spans', () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'key is sk-proj-abcdefghijklmnop' }]);
     await runWorkflow({ model, tools: [add], tasks: ['add'], telemetry: { tracer, recordContent: true } });
     const chats = named('chat');
-    expect(chats[1]?.attributes['gen_ai.output.messages']).toContain('[REDACTED]');
+    expect(chats[1]?.attributes['gen_ai.output.messages']).toContain('[redacted]');
     expect(JSON.stringify(spans().map((span) => span.attributes))).not.toContain('sk-proj-abcdefghijklmnop');
     expect(named('execute_tool')[0]?.attributes).toMatchObject({ 'gen_ai.tool.call.arguments': '{"a":1,"b":2}', 'gen_ai.tool.call.result': '3' });
     expect(named('invoke_agent')[0]?.attributes['gen_ai.input.messages']).toContain('add');

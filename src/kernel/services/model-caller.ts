@@ -4,7 +4,6 @@ import type { Message } from '../../contracts/messages.js';
 import type { ModelResult } from '../../contracts/model.js';
 import type { ModelCallRequest, TurnEvent } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
-import { redactString } from '../../logging/redact.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
@@ -78,7 +77,6 @@ async function callModel(
   }
   if (signal.aborted) return result;
   if (result.type === 'failure') {
-    result = { ...result, message: redactString(result.message) };
     run.emit({ type: 'error', scope: result.code === 'hook_failed' ? 'hook' : 'model', message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
     run.emit({ type: 'message_end', ...scope, text: '', toolCalls: [], usage: result.usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd: 0, finishReason: 'error' });
     return result;

@@ -1,0 +1,148 @@
+/**
+ * The redactor: one per kernel, built from the secret values the kernel was configured with
+ * (src/redaction/secret-values.ts) and the key-shaped token patterns. It replaces each configured
+ * value and each token by `[redacted]` wherever it occurs — inside any string of any field, in
+ * object keys, at any depth — and the value under a secret-looking key whatever it is.
+ *
+ * Contract: `value()` never throws and never mutates its input. It returns the input itself when
+ * nothing needed changing, else a copy, and remembers both: an object that passed once (an event
+ * the sink cleaned, then appended to the store) is not walked again. Objects handed to the
+ * boundary must not be mutated afterwards (the kernel's state is immutable).
+ */
+import { PARTIAL_TOKEN, REDACTED, SECRET_KEY, TOKEN_SOURCES } from './secret-patterns.js';
+
+/** Deeper structures than this are replaced whole: a redactor must not overflow its stack. */
+export const MAX_REDACTION_DEPTH = 64;
+const TOO_DEEP = '[redacted: nested too deep to inspect]';
+const UNREADABLE = '[redacted: unreadable value]';
+const CIRCULAR = '[circular]';
+
+export class Redactor {
+  private readonly pattern: RegExp;
+  /** Input object → its clean form (itself when it was clean). */
+  private readonly seen = new WeakMap<object, unknown>();
+  private readonly clean = new WeakSet<object>();
+
+  /** `values`: the configured secrets, already expanded (secret-values.ts); at least 4 characters each. */
+  constructor(private readonly values: readonly string[]) {
+    const literals = [...new Set(values)].sort((left, right) => right.length - left.length).map(escapeRegExp);
+    this.pattern = new RegExp([...literals, ...TOKEN_SOURCES].join('|'), 'g');
+  }
+
+  /** The text with every configured value and key-shaped token replaced. */
+  text(value: string): string {
+    this.pattern.lastIndex = 0;
+    if (!this.pattern.test(value)) return value;
+    this.pattern.lastIndex = 0;
+    return value.replace(this.pattern, REDACTED);
+  }
+
+  /** A copy of `value` without secrets (the value itself when it had none). Never throws. */
+  value<T>(value: T): T {
+    return this.walk(value, 0, new Set()) as T;
+  }
+
+  /**
+   * How many characters at the end of `text` must be held back from a stream: the part that may
+   * still become a secret (a prefix of a configured value, a token that may go on), and any
+   * complete secret that reaches into that part.
+   */
+  heldTail(text: string): number {
+    let hold = 0;
+    const partial = PARTIAL_TOKEN.exec(text);
+    if (partial !== null) hold = partial[1]!.length;
+    for (const secret of this.values) {
+      const first = secret.charCodeAt(0);
+      for (let length = Math.min(secret.length - 1, text.length); length > hold; length -= 1) {
+        if (text.charCodeAt(text.length - length) === first && text.endsWith(secret.slice(0, length))) {
+          hold = length;
+          break;
+        }
+      }
+    }
+    let cut = text.length - hold;
+    // A complete match that straddles the cut goes back whole.
+    this.pattern.lastIndex = 0;
+    for (const match of text.matchAll(this.pattern)) {
+      const end = match.index + match[0].length;
+      if (match.index < cut && end > cut) cut = match.index;
+    }
+    return text.length - cut;
+  }
+
+  private walk(value: unknown, depth: number, path: Set<object>): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (this.clean.has(value)) return value;
+    const known = this.seen.get(value);
+    if (known !== undefined) return known;
+    if (path.has(value)) return CIRCULAR;
+    if (depth >= MAX_REDACTION_DEPTH) return TOO_DEEP;
+    let result: unknown;
+    try {
+      path.add(value);
+      result = this.walkObject(value, depth, path);
+    } catch {
+      result = UNREADABLE;
+    } finally {
+      path.delete(value);
+    }
+    this.seen.set(value, result);
+    if (typeof result === 'object' && result !== null) this.clean.add(result);
+    return result;
+  }
+
+  private walkObject(value: object, depth: number, path: Set<object>): unknown {
+    if (isOpaque(value)) return value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let index = 0; index < value.length; index += 1) {
+        const item: unknown = value[index];
+        const next = this.walk(item, depth + 1, path);
+        if (next !== item) {
+          copy ??= value.slice();
+          copy[index] = next;
+        }
+      }
+      return copy ?? value;
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') {
+      // What a store would write is what `toJSON` returns (an actor reference, a custom class).
+      const json: unknown = toJSON.call(value);
+      return json === value ? value : this.walk(json, depth + 1, path);
+    }
+    let copy: Record<string, unknown> | undefined;
+    const keys = Object.keys(value);
+    for (const key of keys) {
+      const item: unknown = (value as Record<string, unknown>)[key];
+      const cleanKey = this.text(key);
+      const next = SECRET_KEY.test(key) && item !== undefined && item !== null && item !== '' ? REDACTED : this.walk(item, depth + 1, path);
+      if (next !== item || cleanKey !== key) {
+        copy ??= Object.fromEntries(keys.map((name) => [name, (value as Record<string, unknown>)[name]]));
+        if (cleanKey !== key) delete copy[key];
+        copy[cleanKey] = next;
+      }
+    }
+    return copy ?? value;
+  }
+}
+
+/** Values a store writes as they are, or cannot hold text: not walked. */
+function isOpaque(value: object): boolean {
+  return (
+    ArrayBuffer.isView(value) ||
+    value instanceof ArrayBuffer ||
+    value instanceof Date ||
+    value instanceof RegExp ||
+    value instanceof Map ||
+    value instanceof Set ||
+    value instanceof Promise ||
+    value instanceof WeakMap ||
+    value instanceof WeakSet
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

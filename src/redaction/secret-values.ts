@@ -1,0 +1,42 @@
+import type { Model } from '../contracts/model.js';
+import type { Tool } from '../contracts/tool.js';
+import { Redactor } from './redactor.js';
+
+/**
+ * Shorter values are not treated as secrets: redacting a 3-character string wherever it occurs
+ * would wreck ordinary text. The `redact` option refuses them; a short provider header value
+ * (a version number, a flag) is simply not a secret.
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/** What a kernel redacts: the `redact` option and the values its models and tools were configured with. */
+export interface SecretSources {
+  readonly redact?: readonly string[] | undefined;
+  readonly models: readonly (Model | undefined)[];
+  readonly tools?: Iterable<Tool>;
+}
+
+/** The kernel's redactor (ADR/0100): one per kernel, shared by its runs. */
+export function createRedactor(sources: SecretSources): Redactor {
+  const values = [
+    ...(sources.redact ?? []),
+    ...sources.models.flatMap((model) => model?.secrets ?? []),
+    ...[...(sources.tools ?? [])].flatMap((tool) => tool.secrets ?? []),
+  ].filter((value) => value.length >= MIN_SECRET_LENGTH);
+  return new Redactor(expandSecrets(values));
+}
+
+/**
+ * Each secret as it may appear in text: as is, without a `Bearer ` prefix, escaped inside a JSON
+ * string, and URL-encoded.
+ */
+export function expandSecrets(values: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const value of values) {
+    const bare = value.replace(/^Bearer\s+/i, '');
+    for (const form of [value, bare, JSON.stringify(value).slice(1, -1), JSON.stringify(bare).slice(1, -1), encodeURIComponent(bare)]) {
+      if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
+    }
+  }
+  return [...forms];
+}
