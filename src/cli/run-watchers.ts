@@ -5,7 +5,8 @@ import { createStatelyInspector, type StatelyInspector } from '../inspect/index.
 import type { InspectObserver, KernelOptions } from '../kernel/options.js';
 import { applyBoundOverrides } from '../manifest/bound-overrides.js';
 import { loadManifest } from '../manifest/load-manifest.js';
-import { DEFAULT_HOST, isLoopback } from '../viewer/local-http.js';
+import { createAccessToken, isLoopback } from '../viewer/access-control.js';
+import { DEFAULT_HOST } from '../viewer/local-http.js';
 import { startViewer, type Viewer } from '../viewer/index.js';
 import { complain, type CommandIO } from './command-io.js';
 import type { LaunchRecord } from './launch-records.js';
@@ -45,6 +46,8 @@ export function watchFlagProblem(flags: WatchFlags): string | undefined {
 /** Starts what `flags` ask for; throws when it cannot listen (see describeListenError). */
 export async function startRunWatchers(flags: WatchFlags, store: CheckpointStore, bounds: Bounds, io: CommandIO): Promise<RunWatchers> {
   const host = flags.host ?? DEFAULT_HOST;
+  // Beyond loopback, the pages need a token: a fresh one per command, in the links it prints.
+  const access = isLoopback(host) ? {} : { token: createAccessToken() };
   let inspector: StatelyInspector | undefined;
   let viewer: Viewer | undefined;
   const close = async () => {
@@ -52,19 +55,19 @@ export async function startRunWatchers(flags: WatchFlags, store: CheckpointStore
   };
   try {
     if (flags.inspect === true || flags.inspectUrl !== undefined) {
-      inspector = await createStatelyInspector({ ...(flags.inspectUrl === undefined ? { host } : { url: flags.inspectUrl }), onProblem: (message) => complain(io, `inspector: ${message}`) });
+      inspector = await createStatelyInspector({ ...(flags.inspectUrl === undefined ? { host, ...access } : { url: flags.inspectUrl }), onProblem: (message) => complain(io, `inspector: ${message}`) });
       io.stderr.write(
         inspector.mode === 'page'
           ? `Stately inspector: ${inspector.url}  (the page embeds the hosted inspector from stately.ai: it needs internet)\n`
           : `Stately inspector: sending inspection events to ${inspector.url}\n`,
       );
     }
-    if (flags.view === true) viewer = await startViewer({ store, host, ...(flags.port === undefined ? {} : { port: flags.port }), bounds: () => bounds });
+    if (flags.view === true) viewer = await startViewer({ store, host, ...access, ...(flags.port === undefined ? {} : { port: flags.port }), bounds: () => bounds });
   } catch (error) {
     await close();
     throw error;
   }
-  if ((viewer !== undefined || inspector?.mode === 'page') && !isLoopback(host)) complain(io, `listening on ${host}: other machines can see this run's events (tool arguments and results included)`);
+  if ((viewer !== undefined || inspector?.mode === 'page') && !isLoopback(host)) complain(io, nonLoopbackWarning(host));
   return {
     inspect: inspector?.inspect,
     serving: viewer !== undefined || inspector?.mode === 'page',
@@ -73,6 +76,11 @@ export async function startRunWatchers(flags: WatchFlags, store: CheckpointStore
     },
     close,
   };
+}
+
+/** What the command says when it listens beyond this machine (ADR/0101). */
+export function nonLoopbackWarning(host: string): string {
+  return `warning: listening on ${host}, not loopback: anyone who can reach it and has the link (it carries an access token) can see this run's events, tool arguments and results included`;
 }
 
 /** Kernel options with the inspector's observer added (a manifest has no `inspect` of its own). */

@@ -1,5 +1,6 @@
-import { createServer, type ServerResponse } from 'node:http';
-import { DEFAULT_HOST, hostAllowed, listen, originOf, safeJson, sendText, startEventStream } from '../viewer/local-http.js';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { accessChecker, validateAccess, withToken, type AccessVerdict } from '../viewer/access-control.js';
+import { DEFAULT_HOST, listen, originOf, safeJson, sendText, startEventStream } from '../viewer/local-http.js';
 
 /** Where the hosted Stately inspector lives; the bridge page embeds it. */
 export const STATELY_INSPECTOR_URL = 'https://stately.ai/inspect';
@@ -10,6 +11,10 @@ const KEEP_RECENT = 2_000;
 export interface InspectorBridgeOptions {
   readonly host?: string;
   readonly port?: number;
+  /** Host names besides localhost, 127.0.0.1 and [::1] that requests may be addressed to (ADR/0101). */
+  readonly allowedHosts?: readonly string[];
+  /** The access token requests must carry; required when `host` is not a loopback address. */
+  readonly token?: string;
   /** The inspector page to embed (default the hosted Stately inspector). */
   readonly inspectorUrl?: string;
 }
@@ -31,6 +36,8 @@ export interface InspectorBridge {
  */
 export async function startInspectorBridge(options: InspectorBridgeOptions = {}): Promise<InspectorBridge> {
   const host = options.host ?? DEFAULT_HOST;
+  validateAccess('inspector page', host, options);
+  let check: (request: IncomingMessage) => AccessVerdict = () => ({ ok: false, status: 403, message: 'not ready' });
   const inspectorUrl = options.inspectorUrl ?? STATELY_INSPECTOR_URL;
   const registrations: { id: number; data: string }[] = [];
   let recent: { id: number; data: string }[] = [];
@@ -38,7 +45,9 @@ export async function startInspectorBridge(options: InspectorBridgeOptions = {})
   const pages = new Set<ServerResponse>();
 
   const server = createServer((request, response) => {
-    if (!hostAllowed(request, host)) return sendText(response, 403, 'forbidden host');
+    const verdict = check(request);
+    if (!verdict.ok) return sendText(response, verdict.status, verdict.message);
+    if (verdict.setCookie !== undefined) response.setHeader('set-cookie', verdict.setCookie);
     const path = new URL(request.url ?? '/', 'http://bridge').pathname;
     if (path === '/') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
@@ -57,9 +66,10 @@ export async function startInspectorBridge(options: InspectorBridgeOptions = {})
     sendText(response, 404, 'not found');
   });
   const port = await listen(server, host, options.port ?? 0);
+  check = accessChecker(host, port, options);
 
   return {
-    url: `${originOf(host, port)}/`,
+    url: withToken(`${originOf(host, port)}/`, options.token),
     send(event) {
       const entry = { id: nextId++, data: safeJson(event) };
       if (event.type === '@xstate.actor') registrations.push(entry);

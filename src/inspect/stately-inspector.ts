@@ -13,6 +13,10 @@ export interface StatelyInspectorOptions {
   /** Where the local page listens (default 127.0.0.1, an ephemeral port). */
   readonly host?: string;
   readonly port?: number;
+  /** Host names the local page also answers to, besides localhost, 127.0.0.1 and [::1]. */
+  readonly allowedHosts?: readonly string[];
+  /** The local page's access token; required when `host` is not a loopback address (ADR/0101). */
+  readonly token?: string;
   /** The inspector app the local page embeds (default https://stately.ai/inspect). */
   readonly inspectorUrl?: string;
   /** Told when the receiver cannot be reached; the run goes on without it. Default: stderr. */
@@ -54,6 +58,8 @@ export async function createStatelyInspector(options: StatelyInspectorOptions = 
   const bridge = await startInspectorBridge({
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.inspectorUrl === undefined ? {} : { inspectorUrl: options.inspectorUrl }),
   });
   const inspector = createInspector({ send: (event) => bridge.send(event) });

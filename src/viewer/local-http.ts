@@ -1,13 +1,7 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 
 /** Where the viewer and the inspector bridge listen unless told otherwise: this machine only. */
 export const DEFAULT_HOST = '127.0.0.1';
-
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.startsWith('127.');
-}
 
 /** Starts listening; resolves with the port (an ephemeral one for port 0). */
 export function listen(server: Server, host: string, port: number): Promise<number> {
@@ -24,18 +18,6 @@ export function listen(server: Server, host: string, port: number): Promise<numb
 /** `http://127.0.0.1:8080` (IPv6 hosts in brackets). */
 export function originOf(host: string, port: number): string {
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
-}
-
-/**
- * A server bound to loopback answers only requests addressed to a loopback name, so a web page
- * elsewhere cannot reach it through DNS rebinding (a hostile name resolving to 127.0.0.1).
- */
-export function hostAllowed(request: IncomingMessage, boundHost: string): boolean {
-  if (!isLoopback(boundHost)) return true;
-  const header = request.headers.host;
-  if (header === undefined) return false;
-  const name = header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
-  return LOOPBACK_NAMES.has(name) || name.startsWith('127.');
 }
 
 /** Opens a server-sent-events response. */

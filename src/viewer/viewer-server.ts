@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Bounds } from '../contracts/bounds.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
 import { describeError } from '../errors.js';
-import { DEFAULT_HOST, hostAllowed, listen, originOf, sendJson, sendText, startEventStream } from './local-http.js';
+import { accessChecker, validateAccess, withToken, type AccessVerdict } from './access-control.js';
+import { DEFAULT_HOST, listen, originOf, sendJson, sendText, startEventStream } from './local-http.js';
 import { kernelMachineGraphs } from './machine-graph.js';
 import type { RunsResponse } from './protocol.js';
 import { streamRun } from './run-stream.js';
@@ -11,8 +12,12 @@ import { findAssetsDirectory, readAsset } from './static-assets.js';
 export interface ViewerOptions {
   /** Where the runs are: the store the kernel writes (any CheckpointStore). */
   readonly store: CheckpointStore;
-  /** Default 127.0.0.1: this machine only. */
+  /** Default 127.0.0.1: this machine only. Any other address needs `token`. */
   readonly host?: string;
+  /** Host names besides localhost, 127.0.0.1 and [::1] that requests may be addressed to (ADR/0101). */
+  readonly allowedHosts?: readonly string[];
+  /** The access token requests must carry; required when `host` is not a loopback address. */
+  readonly token?: string;
   /** Default 0: an ephemeral port (see `url`). */
   readonly port?: number;
   /** The run the page opens first (default: the most recent). */
@@ -26,7 +31,7 @@ export interface ViewerOptions {
 }
 
 export interface Viewer {
-  /** The page, with `?run=<runId>` when a run was given. */
+  /** The page, with `?run=<runId>` when a run was given (and `token=` when there is one). */
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -44,6 +49,8 @@ export interface Viewer {
  */
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const host = options.host ?? DEFAULT_HOST;
+  validateAccess('startViewer', host, options);
+  let check: (request: IncomingMessage) => AccessVerdict = () => ({ ok: false, status: 403, message: 'not ready' });
   const assets = findAssetsDirectory(options.assetsDirectory);
   const machines = kernelMachineGraphs();
   const closing = new AbortController();
@@ -55,7 +62,9 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (!hostAllowed(request, host)) return sendText(response, 403, 'forbidden host');
+    const verdict = check(request);
+    if (!verdict.ok) return sendText(response, verdict.status, verdict.message);
+    if (verdict.setCookie !== undefined) response.setHeader('set-cookie', verdict.setCookie);
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'method not allowed');
     const url = new URL(request.url ?? '/', 'http://viewer');
     const path = url.pathname;
@@ -95,10 +104,11 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   }
 
   const port = await listen(server, host, options.port ?? 0);
+  check = accessChecker(host, port, options);
   const origin = originOf(host, port);
-  const urlFor = (runId: string) => `${origin}/?run=${encodeURIComponent(runId)}`;
+  const urlFor = (runId: string) => withToken(`${origin}/?run=${encodeURIComponent(runId)}`, options.token);
   return {
-    url: options.runId === undefined ? `${origin}/` : urlFor(options.runId),
+    url: options.runId === undefined ? withToken(`${origin}/`, options.token) : urlFor(options.runId),
     host,
     port,
     urlFor,

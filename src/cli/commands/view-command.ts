@@ -3,7 +3,8 @@ import { startViewer, type Viewer } from '../../viewer/index.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { openExistingStore } from '../open-store.js';
-import { describeListenError, launchBounds, untilInterrupted } from '../run-watchers.js';
+import { createAccessToken, isLoopback } from '../../viewer/access-control.js';
+import { describeListenError, launchBounds, nonLoopbackWarning, untilInterrupted } from '../run-watchers.js';
 
 export interface ViewFlags {
   readonly store?: string;
@@ -24,10 +25,12 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
       complain(io, `no run ${runId} in ${displayPath(opened.path, io.cwd)}`);
       return EXIT.usage;
     }
+    const beyondLoopback = flags.host !== undefined && !isLoopback(flags.host);
     try {
       viewer = await startViewer({
         store: opened.store,
         ...(flags.host === undefined ? {} : { host: flags.host }),
+        ...(beyondLoopback ? { token: createAccessToken() } : {}),
         ...(flags.port === undefined ? {} : { port: flags.port }),
         ...(runId === undefined ? {} : { runId }),
         bounds: (id) => launchBounds(opened.launches.load(id)),
@@ -36,6 +39,7 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
       complain(io, describeListenError(error, flags));
       return EXIT.error;
     }
+    if (beyondLoopback) complain(io, nonLoopbackWarning(flags.host!));
     io.stdout.write(`viewer: ${viewer.url}\n`);
     io.stderr.write('serving until Ctrl-C\n');
     await untilInterrupted();
