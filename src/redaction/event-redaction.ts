@@ -12,8 +12,8 @@ type MessageUpdate = Extract<KernelEventBody, { type: 'message_update' }>;
  * emitted. A text without secrets streams as it arrived, delta for delta.
  */
 export class EventRedaction {
-  /** The held-back text of each message in flight, by task and turn. */
-  private readonly held = new Map<string, string>();
+  /** The held-back text of each message in flight, by task and turn, and the body class it grows by. */
+  private readonly held = new Map<string, { readonly text: string; readonly body?: RegExp }>();
 
   constructor(private readonly redactor: Redactor) {}
 
@@ -22,7 +22,7 @@ export class EventRedaction {
     if (body.type === 'message_update') return this.update(body);
     if (body.type !== 'message_end') return [body];
     const key = messageKey(body);
-    const rest = this.held.get(key);
+    const rest = this.held.get(key)?.text;
     this.held.delete(key);
     if (rest === undefined || rest === '') return [body];
     const flushed: MessageUpdate = { type: 'message_update', taskId: body.taskId, taskIndex: body.taskIndex, turn: body.turn, delta: rest };
@@ -36,13 +36,25 @@ export class EventRedaction {
 
   private update(body: MessageUpdate): KernelEventBody[] {
     const key = messageKey(body);
-    const text = (this.held.get(key) ?? '') + body.delta;
-    const cut = text.length - this.redactor.heldTail(text);
-    this.held.set(key, text.slice(cut));
+    const held = this.held.get(key);
+    const text = (held?.text ?? '') + body.delta;
+    // A token still growing by its own characters stays held without a new scan: linear, not quadratic.
+    if (held?.body !== undefined && text.length <= this.redactor.maxHold && continues(body.delta, held.body)) {
+      this.held.set(key, { text, body: held.body });
+      return [];
+    }
+    const tail = this.redactor.heldTail(text);
+    const cut = text.length - tail.hold;
+    this.held.set(key, tail.body === undefined ? { text: text.slice(cut) } : { text: text.slice(cut), body: tail.body });
     if (cut === 0) return [];
     // No secret straddles `cut` (heldTail moved it back), so redacting the released part alone is exact.
     return [{ ...body, delta: text.slice(0, cut) }];
   }
+}
+
+function continues(delta: string, body: RegExp): boolean {
+  for (const character of delta) if (!body.test(character)) return false;
+  return true;
 }
 
 function messageKey(body: { readonly taskId: string; readonly taskIndex: number; readonly turn: number }): string {

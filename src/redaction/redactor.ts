@@ -9,10 +9,12 @@
  * the sink cleaned, then appended to the store) is not walked again. Objects handed to the
  * boundary must not be mutated afterwards (the kernel's state is immutable).
  */
-import { PARTIAL_TOKEN, REDACTED, SECRET_KEY, TOKEN_SOURCES } from './secret-patterns.js';
+import { partialToken, REDACTED, SECRET_KEY, TOKEN_SOURCES } from './secret-patterns.js';
 
 /** Deeper structures than this are replaced whole: a redactor must not overflow its stack. */
 export const MAX_REDACTION_DEPTH = 64;
+/** Streamed text held back as a possible key is released past this length (real keys are shorter). */
+export const MAX_HELD_TOKEN = 4_096;
 const TOO_DEEP = '[redacted: nested too deep to inspect]';
 const UNREADABLE = '[redacted: unreadable value]';
 const CIRCULAR = '[circular]';
@@ -24,7 +26,14 @@ export class Redactor {
   private readonly clean = new WeakSet<object>();
 
   /** `values`: the configured secrets, already expanded (secret-values.ts); at least 4 characters each. */
+  /** The most streamed text held back at once. */
+  readonly maxHold: number;
+  /** Characters that occur in a configured value before its last: only a text ending in one can end in a prefix of it. */
+  private readonly prefixChars: Set<string>;
+
   constructor(private readonly values: readonly string[]) {
+    this.maxHold = Math.max(MAX_HELD_TOKEN, ...values.map((value) => value.length));
+    this.prefixChars = new Set(values.flatMap((value) => [...value.slice(0, -1)]));
     const literals = [...new Set(values)].sort((left, right) => right.length - left.length).map(escapeRegExp);
     this.pattern = new RegExp([...literals, ...TOKEN_SOURCES].join('|'), 'g');
   }
@@ -47,11 +56,10 @@ export class Redactor {
    * still become a secret (a prefix of a configured value, a token that may go on), and any
    * complete secret that reaches into that part.
    */
-  heldTail(text: string): number {
-    let hold = 0;
-    const partial = PARTIAL_TOKEN.exec(text);
-    if (partial !== null) hold = partial[1]!.length;
-    for (const secret of this.values) {
+  heldTail(text: string): { readonly hold: number; readonly body?: RegExp } {
+    const token = partialToken(text, this.maxHold + 1);
+    let hold = token.length;
+    for (const secret of this.prefixChars.has(text.at(-1) ?? '') ? this.values : []) {
       const first = secret.charCodeAt(0);
       for (let length = Math.min(secret.length - 1, text.length); length > hold; length -= 1) {
         if (text.charCodeAt(text.length - length) === first && text.endsWith(secret.slice(0, length))) {
@@ -60,6 +68,10 @@ export class Redactor {
         }
       }
     }
+    // A "token" that keeps growing is released once it is longer than any key: holding it for
+    // ever would rescan it on every delta (quadratic on a hostile stream).
+    if (hold > this.maxHold) hold = 0;
+    if (hold === 0) return { hold };
     let cut = text.length - hold;
     // A complete match that straddles the cut goes back whole.
     this.pattern.lastIndex = 0;
@@ -67,7 +79,8 @@ export class Redactor {
       const end = match.index + match[0].length;
       if (match.index < cut && end > cut) cut = match.index;
     }
-    return text.length - cut;
+    // The body class is kept only when the whole hold is that token: the stream may then append to it unscanned.
+    return text.length - cut === token.length && token.body !== undefined ? { hold: token.length, body: token.body } : { hold: text.length - cut };
   }
 
   private walk(value: unknown, depth: number, path: Set<object>): unknown {
