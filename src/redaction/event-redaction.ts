@@ -31,7 +31,8 @@ export class EventRedaction {
 
   /** A stamped event without secrets (a copy when it had some). */
   clean(event: KernelEvent): KernelEvent {
-    return this.redactor.value(event);
+    // Stamped in place: the body may have been seen (unstamped) before, as an action's parameters.
+    return this.redactor.fresh(event);
   }
 
   private update(body: MessageUpdate): KernelEventBody[] {

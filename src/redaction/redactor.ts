@@ -52,6 +52,23 @@ export class Redactor {
   }
 
   /**
+   * As `value`, for an object that may have changed since the redactor last saw it (an event body
+   * stamped in place by the sink after an inspector saw it as an action's parameters): its own
+   * fields are read again; what they hold is still remembered.
+   */
+  fresh<T extends object>(value: T): T {
+    const path = new Set<object>([value]);
+    let result: unknown;
+    try {
+      result = this.walkObject(value, 0, path);
+    } catch {
+      result = UNREADABLE;
+    }
+    if (typeof result === 'object' && result !== null) this.clean.add(result);
+    return result as T;
+  }
+
+  /**
    * How many characters at the end of `text` must be held back from a stream: the part that may
    * still become a secret (a prefix of a configured value, a token that may go on), and any
    * complete secret that reaches into that part.

@@ -93,7 +93,7 @@ describe('a secret never leaves the run', () => {
     await receiver.close();
 
     // The run did what the secrets were for: the tool got the real arguments, the model its real key.
-    expect(result.stop.reason).toBe('goal_achieved');
+    expect(result.stop, JSON.stringify(events.filter((event) => event.type === 'error'))).toMatchObject({ reason: 'goal_achieved' });
     expect(server().requests[0]!.headers['authorization']).toBe(`Bearer ${API_KEY}`);
     expect(server().requests[0]!.headers['x-custom-auth']).toBe(HEADER_VALUE);
     expect(result.tasks[0]!.turns[0]!.toolCalls[0]!.isError).toBe(false);

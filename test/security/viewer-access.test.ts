@@ -90,17 +90,19 @@ describe('dualloop view --host 0.0.0.0', () => {
     const { dir } = workspace();
     sqliteStore({ path: `${dir}/runs.db` }).close();
     const child = startCli(['view', '--store', 'runs.db', '--host', '0.0.0.0'], { cwd: dir });
+    // Listening from the start: the link is printed before the line waited for on stderr.
+    const printed = new Promise<string>((resolve) => {
+      let text = '';
+      child.stdout.on('data', (chunk: string) => {
+        text += chunk;
+        const match = /viewer: (\S+)/.exec(text);
+        if (match !== null) resolve(match[1]!);
+      });
+    });
     try {
       const stderr = await waitForStderr(child, /serving until Ctrl-C/);
       expect(stderr.input).toMatch(/warning: listening on 0\.0\.0\.0, not loopback/);
-      const link = await new Promise<string>((resolve) => {
-        let text = '';
-        child.stdout.on('data', (chunk: string) => {
-          text += chunk;
-          const match = /viewer: (\S+)/.exec(text);
-          if (match !== null) resolve(match[1]!);
-        });
-      });
+      const link = await printed;
       const url = new URL(link);
       const token = url.searchParams.get('token');
       expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -111,5 +113,5 @@ describe('dualloop view --host 0.0.0.0', () => {
       child.kill('SIGINT');
       await child.done;
     }
-  });
+  }, 60_000);
 });
