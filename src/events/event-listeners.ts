@@ -58,15 +58,16 @@ export function storeListener(store: CheckpointStore, fail: (detail: string) => 
 }
 
 /**
- * A listener that may throw (the user's logger): its first throw turns it off and is handed to
- * `fail`, which reports it and stops the run `error`; the event still reaches the other listeners.
+ * A listener that may throw (the user's logger, the inspect observer): its first throw turns it
+ * off and is handed to `fail`, which reports it and stops the run `error`; the event still reaches
+ * the other listeners.
  */
-export function guardedListener(listener: EventListener, fail: (error: unknown) => void): EventListener {
+export function guardedListener<T = KernelEvent>(listener: (value: T) => void, fail: (error: unknown) => void): (value: T) => void {
   let failed = false;
-  return (event) => {
+  return (value) => {
     if (failed) return;
     try {
-      listener(event);
+      listener(value);
     } catch (error) {
       failed = true;
       fail(error);

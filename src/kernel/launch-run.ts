@@ -245,14 +245,5 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
  */
 function guardedInspect(observer: InspectObserver, fail: (error: unknown) => void): (inspectionEvent: unknown) => void {
   const next = typeof observer === 'function' ? observer : (inspectionEvent: unknown) => observer.next?.(inspectionEvent);
-  let failed = false;
-  return (inspectionEvent) => {
-    if (failed) return;
-    try {
-      next(inspectionEvent);
-    } catch (error) {
-      failed = true;
-      queueMicrotask(() => fail(error));
-    }
-  };
+  return guardedListener(next, (error) => queueMicrotask(() => fail(error)));
 }

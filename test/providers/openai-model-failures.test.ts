@@ -175,29 +175,21 @@ describe('openaiModel transport failures', () => {
     expect(failure.message).toContain(baseURL.replace('/v1', ''));
   });
 
-  it('does not retry a refused connection (ECONNREFUSED): one attempt, said in the message', async () => {
-    const gone = await startOpenAICompatibleServer();
-    const baseURL = gone.baseURL;
-    await gone.close();
+  it.each([
+    { what: 'a refused connection (ECONNREFUSED)', cause: 'ECONNREFUSED', baseURL: async () => {
+      const gone = await startOpenAICompatibleServer();
+      await gone.close();
+      return gone.baseURL;
+    } },
+    { what: 'a port fetch refuses ("bad port")', cause: 'bad port', baseURL: async () => 'http://127.0.0.1:6000/v1' },
+  ])('does not retry $what: one attempt, said in the message', async ({ cause, baseURL }) => {
+    const url = await baseURL();
     const attempts = vi.spyOn(globalThis, 'fetch');
     try {
-      const failure = expectFailure(await model({ baseURL, maxRetries: 2 }).call(makeRequest()));
+      const failure = expectFailure(await model({ baseURL: url, maxRetries: 2 }).call(makeRequest()));
       expect(failure.code).toBe('connection_failed');
       expect(failure.message).toContain('not retried');
-      expect(failure.message).toContain('ECONNREFUSED');
-      expect(attempts).toHaveBeenCalledTimes(1);
-    } finally {
-      attempts.mockRestore();
-    }
-  });
-
-  it('does not retry a port fetch refuses ("bad port"): one attempt, said in the message', async () => {
-    const attempts = vi.spyOn(globalThis, 'fetch');
-    try {
-      const failure = expectFailure(await model({ baseURL: 'http://127.0.0.1:6000/v1', maxRetries: 2 }).call(makeRequest()));
-      expect(failure.code).toBe('connection_failed');
-      expect(failure.message).toContain('bad port');
-      expect(failure.message).toContain('not retried');
+      expect(failure.message).toContain(cause);
       expect(attempts).toHaveBeenCalledTimes(1);
     } finally {
       attempts.mockRestore();
