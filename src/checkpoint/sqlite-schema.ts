@@ -8,7 +8,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { loadNodeSqlite } from './load-node-sqlite.js';
 import { StoreError } from './store-error.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
 
@@ -181,10 +182,11 @@ export interface OpenOptions {
 
 /** Opens (creating file and parent directories on first use) and migrates a store database. */
 export function openDatabase({ path, busyTimeoutMs, synchronous, migrations = MIGRATIONS }: OpenOptions): DatabaseSync {
+  const sqlite = loadNodeSqlite(path);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let database: DatabaseSync | undefined;
   try {
-    database = new DatabaseSync(path, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
+    database = new sqlite.DatabaseSync(path, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
     // WAL: readers never block the writer, and a commit is one append to the -wal file.
     // A checkpoint of the WAL into the file (and its fsyncs) every 10,000 pages instead of 1,000;
     // the WAL left on disk after one is cut back to 64 MiB.

@@ -1,4 +1,5 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { loadNodeSqlite } from '../checkpoint/load-node-sqlite.js';
 import type { BoundOverrides } from '../manifest/bound-overrides.js';
 
 /**
@@ -20,7 +21,7 @@ export interface LaunchRecords {
 }
 
 export function openLaunchRecords(path: string): LaunchRecords {
-  const database = new DatabaseSync(path, { timeout: 5_000 });
+  const database: DatabaseSync = new (loadNodeSqlite(path).DatabaseSync)(path, { timeout: 5_000 });
   database.exec(`CREATE TABLE IF NOT EXISTS cli_launches (
     run_id TEXT PRIMARY KEY,
     manifest_path TEXT NOT NULL,

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The repository root, the built command, and the Node 24 binary the project runs on. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
 export const NODE = fileURLToPath(new URL('../../node_modules/.bin/node', import.meta.url));
 
 export interface CliResult {

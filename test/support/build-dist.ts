@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What `npm run build` reads. */
 const INPUTS = ['src', 'machines', 'examples', 'scripts/build-viewer.mjs', 'tsconfig.json', 'package.json'];
 /** What it writes, one per step: tsc (library, CLI) and the viewer bundle. tsc rewrites every output. */
-const OUTPUTS = ['dist/src/index.js', 'dist/src/cli/main.js', 'dist/viewer/viewer.js'];
+const OUTPUTS = ['dist/src/index.js', 'dist/src/cli/bin.js', 'dist/viewer/viewer.js'];
 
 export default function buildDist(): void {
   const reason = staleness();
