@@ -195,6 +195,16 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     });
 
   program
+    .command('init')
+    .description('Write a starter workflow (manifest, recorded model, tools module) that runs offline at once')
+    .argument('[dir]', 'where to write it (default: the current directory; created when missing)')
+    .option('--force', 'overwrite the starter files if they exist')
+    .action(async (dir: string | undefined, flags: Record<string, unknown>) => {
+      const { initCommand } = await import('./commands/init-command.js');
+      exitCode = await initCommand(dir, { force: flags['force'] === true }, io);
+    });
+
+  program
     .command('validate')
     .description('Check a manifest without running it; every problem is listed with its YAML path and line')
     .argument('<manifest>', 'the manifest (YAML)')

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeBlocks } from '../support/markdown-blocks.js';
+import { startOpenAICompatibleServer, textAnswer, type OpenAICompatibleServer } from '../support/openai-compatible-server.js';
+import { compileInConsumer, packedConsumer } from '../support/packed-package.js';
+
+/*
+ * The package as a user installs it (ADR 0094): `npm pack`, the tarball installed into a consumer
+ * project with strict TypeScript and `module: nodenext`, every `exports` entry imported, the
+ * README's first code example typechecked and run (its OpenAI-compatible model answered by a local
+ * server), and the installed `dualloop` command started.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const run = promisify(execFile);
+let consumer: string;
+let server: OpenAICompatibleServer;
+
+beforeAll(async () => {
+  consumer = await packedConsumer();
+  server = await startOpenAICompatibleServer();
+}, 120_000);
+afterAll(() => server?.close());
+
+describe('the packed package in a consumer project', () => {
+  it('resolves every exports entry, with types, under strict TypeScript and module nodenext', async () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const entries = Object.keys(manifest.exports).filter((entry) => entry !== './package.json').map((entry) => `dualloop${entry.slice(1)}`);
+    expect(entries).toContain('dualloop');
+    const source = [
+      ...entries.map((entry, index) => `import * as entry${index} from '${entry}';`),
+      `const loaded: Record<string, number> = { ${entries.map((entry, index) => `'${entry}': Object.keys(entry${index}).length`).join(', ')} };`,
+      'console.log(JSON.stringify(loaded));',
+      '',
+    ].join('\n');
+    const { dir, compiled } = await compileInConsumer(consumer, { 'main.ts': source });
+    expect(compiled.output).toBe('');
+    const { stdout } = await run(NODE, ['out/main.js'], { cwd: dir });
+    const loaded = JSON.parse(stdout) as Record<string, number>;
+    expect(Object.keys(loaded)).toEqual(entries);
+    for (const entry of entries) expect(loaded[entry], `${entry} exports nothing`).toBeGreaterThan(0);
+  });
+
+  it("typechecks and runs the README's first code example", async () => {
+    const first = codeBlocks(ROOT, 'README.md').find((block) => block.language === 'ts' || block.language === 'typescript');
+    expect(first, 'README.md has no TypeScript example').toBeDefined();
+    const { dir, compiled } = await compileInConsumer(consumer, { 'main.ts': first!.code });
+    expect(compiled.output).toBe('');
+    server.enqueue(...Array.from({ length: 20 }, () => textAnswer(['Done.'])));
+    const env = { ...process.env, OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: server.baseURL };
+    const { stdout, stderr } = await run(NODE, ['out/main.js'], { cwd: dir, env });
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/planner_stopped/);
+    expect(server.requests.length).toBeGreaterThan(0);
+  });
+
+  it('`dualloop init` writes a starter that `dualloop run` runs offline at once; a second init overwrites nothing', async () => {
+    const dualloop = join(consumer, 'node_modules', '.bin', 'dualloop');
+    const dir = mkdtempSync(join(consumer, 'init-'));
+    const init = await run(NODE, [dualloop, 'init', 'starter'], { cwd: dir });
+    expect(init.stdout).toContain('npx dualloop run starter/dualloop.yaml');
+    expect(readdirSync(join(dir, 'starter')).sort()).toEqual(['dualloop-tools.mjs', 'dualloop.cassette.yaml', 'dualloop.yaml']);
+
+    const { stdout } = await run(NODE, [dualloop, 'run', 'starter/dualloop.yaml', '--run-id', 'starter-1'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; stop?: { reason: string }; name?: string; isError?: boolean });
+    expect(events.filter((event) => event.type === 'task_end').map((event) => event.stop?.reason)).toEqual(['planner_stopped', 'planner_stopped']);
+    expect(events.at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'goal_achieved' } });
+    expect(events.filter((event) => event.type === 'tool_execution_end').map((event) => [event.name, event.isError])).toEqual([['count_words', false], ['calculator', false]]);
+
+    const again = await run(NODE, [dualloop, 'init', 'starter'], { cwd: dir }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(again.code).toBe(64);
+    expect(again.stderr).toContain('already exist: nothing written (--force overwrites)');
+  });
+
+  it('installs the dualloop command', async () => {
+    const { stdout } = await run(NODE, [join(consumer, 'node_modules', '.bin', 'dualloop'), '--version'], { cwd: consumer });
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(stdout).toBe(`${version}\n`);
+  });
+});
