@@ -127,11 +127,23 @@ export interface CompileResult {
 
 /**
  * A directory inside the consumer project holding `files` (name → TypeScript source) and a
- * tsconfig extending the consumer's strict one, compiled to `out/` by tsc.
+ * tsconfig extending the consumer's strict one, compiled to `out/` by tsc. `links` are more
+ * packages the files import (pino, an AI SDK provider…), linked from this repository's
+ * node_modules into the directory's own, so dualloop itself never sees them.
  */
-export async function compileInConsumer(consumer: string, files: Readonly<Record<string, string>>): Promise<{ readonly dir: string; readonly compiled: CompileResult }> {
+export async function compileInConsumer(
+  consumer: string,
+  files: Readonly<Record<string, string>>,
+  links: readonly string[] = [],
+): Promise<{ readonly dir: string; readonly compiled: CompileResult }> {
   const dir = mkdtempSync(join(consumer, 'case-'));
   for (const [name, source] of Object.entries(files)) writeFileSync(join(dir, name), source);
+  for (const name of links) {
+    const target = join(ROOT, 'node_modules', name);
+    if (!existsSync(target)) throw new Error(`${name} is not installed in ${ROOT}node_modules: run npm ci`);
+    mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true });
+    symlinkSync(target, join(dir, 'node_modules', name), 'dir');
+  }
   writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ extends: '../tsconfig.base.json', compilerOptions: { outDir: 'out', rootDir: '.' }, include: ['*.ts'] }, null, 2)}\n`);
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
   try {
