@@ -34,13 +34,15 @@ export function createRunTracing(options: TelemetryOptions | false | undefined, 
   if (options === false) return undefined;
   const recordContent = options?.recordContent ?? process.env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT']?.toLowerCase() === 'true';
   const tracerOf = (api: typeof OtelApi): OtelApi.Tracer => (options?.tracer as OtelApi.Tracer | undefined) ?? api.trace.getTracer('dualloop');
+  let noopProvider: OtelApi.TracerProvider | undefined;
   const active = () => {
     const api = loadOtelApi();
     if (api === undefined) return false;
     if (options?.tracer !== undefined) return true;
     const provider = api.trace.getTracerProvider();
     // An unregistered global provider delegates to the API's shared no-op provider.
-    return !(provider instanceof api.ProxyTracerProvider) || provider.getDelegate() !== new api.ProxyTracerProvider().getDelegate();
+    noopProvider ??= new api.ProxyTracerProvider().getDelegate();
+    return !(provider instanceof api.ProxyTracerProvider) || provider.getDelegate() !== noopProvider;
   };
   return {
     active,

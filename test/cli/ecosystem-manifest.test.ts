@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startOpenAICompatibleServer, textAnswer, toolCallAnswer } from '../support/openai-compatible-server.js';
 import { parseNdjson, ROOT, runCli } from './cli-process.js';
@@ -12,11 +13,25 @@ import { useWorkspace } from './workspace.js';
 const workspace = useWorkspace();
 const DYING_SERVER = `${ROOT}test/support/mcp-dying-server.mjs`;
 
-function writeManifest(baseURL: string, mcp: Record<string, unknown>): string {
+/**
+ * The model module; with `traceTo`, it also registers an OpenTelemetry tracer provider (as a user's
+ * program would with an SDK) whose exporter appends each finished span to that file as JSON.
+ */
+function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: string): string {
   const { write } = workspace();
+  const tracing =
+    traceTo === undefined
+      ? ''
+      : `import { createRequire } from 'node:module';\nimport { appendFileSync } from 'node:fs';\n` +
+        `const require = createRequire(${JSON.stringify(`${ROOT}package.json`)});\n` +
+        `const { trace } = require('@opentelemetry/api');\n` +
+        `const { BasicTracerProvider, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');\n` +
+        `const exporter = { export(spans, done) { for (const span of spans) appendFileSync(${JSON.stringify(traceTo)}, JSON.stringify({ name: span.name, id: span.spanContext().spanId, parent: span.parentSpanContext?.spanId, attributes: span.attributes }) + '\\n'); done({ code: 0 }); }, shutdown: async () => {} };\n` +
+        `trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));\n`;
   write(
     'model.mjs',
-    `import { createOpenAICompatible } from ${JSON.stringify(`${ROOT}node_modules/@ai-sdk/openai-compatible/dist/index.js`)};\n` +
+    tracing +
+      `import { createOpenAICompatible } from ${JSON.stringify(`${ROOT}node_modules/@ai-sdk/openai-compatible/dist/index.js`)};\n` +
       `export default createOpenAICompatible({ name: 'local', baseURL: ${JSON.stringify(baseURL)}, apiKey: 'sk-local', includeUsage: true }).chatModel('test-model');\n`,
   );
   return write('manifest.yaml', {
@@ -43,6 +58,29 @@ describe('a manifest with an AI SDK model and MCP servers', () => {
       expect(events.find((event) => event.type === 'tool_execution_end')).toMatchObject({ name: 'local__ping', isError: false, result: expect.stringMatching(/^pong from \d+$/) });
       expect(events.at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'goal_achieved' } });
       expect(server.requests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['local__ping', 'local__die']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('traces the run with the tracer provider a module of the manifest registered', async () => {
+    const server = await startOpenAICompatibleServer();
+    try {
+      server.enqueue(toolCallAnswer([{ id: 'call_ping', name: 'local__ping', fragments: ['{}'] }]), textAnswer(['done']));
+      const spansFile = workspace().path('spans.ndjson');
+      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER] } } }, spansFile);
+
+      const result = await runCli(['run', manifest, '--store', 'runs.db'], { cwd: workspace().dir });
+
+      expect(result.code, result.stderr).toBe(0);
+      const spans = readFileSync(spansFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; id: string; parent?: string; attributes: Record<string, unknown> });
+      const byName = (name: string) => spans.filter((span) => span.name === name);
+      const [root] = byName('invoke_workflow ecosystem');
+      const [agent] = byName('invoke_agent task-1');
+      expect(root?.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_workflow', 'dualloop.stop.reason': 'goal_achieved' });
+      expect(agent?.parent).toBe(root?.id);
+      expect(byName('chat test-model').map((span) => span.parent)).toEqual([agent?.id, agent?.id]);
+      expect(byName('execute_tool local__ping')[0]).toMatchObject({ parent: agent?.id, attributes: { 'gen_ai.tool.name': 'local__ping' } });
     } finally {
       await server.close();
     }
