@@ -3,7 +3,7 @@
  *   node --expose-gc bench/growth.mjs '<json spec>'
  *
  * One run of `tasks` tasks × 10 turns on `sqliteStore` (a checkpoint after every turn), after a
- * shorter warm-up run in the same process. Per task: µs per turn (from its `task_start` to the
+ * shorter warm-up run in the same process. Per task: µs per turn, wall and CPU (from its `task_start` to the
  * next task's, so its CHECKPOINT and the next TASK_SELECT are counted) and the bytes the store
  * wrote during it — what the process handed to write(2) (`wchar` of /proc/self/io: WAL pages,
  * database pages, journal), the physical cost — and the logical bytes of the rows it added.
@@ -29,6 +29,12 @@ function writtenBytes() {
   } catch {
     return undefined;
   }
+}
+
+/** Process CPU time (user + system) in µs: steadier than wall time on shared cores (ADR 0123). */
+function cpuMicroseconds() {
+  const used = process.cpuUsage();
+  return used.user + used.system;
 }
 
 const tool = defineTool({ name: 'add', description: ADD_DESCRIPTION, parameters: z.object({ a: z.number(), b: z.number() }), execute: (args) => add(args) });
@@ -65,8 +71,8 @@ async function growthRun(path, tasks) {
   const run = kernel.start(descriptions, { runId: 'growth' });
   const marks = [];
   for await (const event of run) {
-    if (event.type === 'task_start') marks.push({ task: event.taskIndex, at: performance.now(), written: writtenBytes() });
-    if (event.type === 'workflow_end') marks.push({ task: tasks, at: performance.now(), written: writtenBytes() });
+    if (event.type === 'task_start') marks.push({ task: event.taskIndex, at: performance.now(), cpu: cpuMicroseconds(), written: writtenBytes() });
+    if (event.type === 'workflow_end') marks.push({ task: tasks, at: performance.now(), cpu: cpuMicroseconds(), written: writtenBytes() });
   }
   const result = await run.result;
   if (result.tasks.length !== tasks || result.stop.reason !== 'goal_achieved') throw new Error(`growth run ended ${result.stop.reason} after ${result.tasks.length} tasks`);
@@ -100,6 +106,7 @@ for (let task = 0; task < spec.tasks; task += 1) {
   perTask.push({
     task,
     usPerTurn: ((to.at - from.at) * 1000) / TURNS,
+    cpuUsPerTurn: (to.cpu - from.cpu) / TURNS,
     writtenBytesPerTurn: from.written === undefined ? undefined : (to.written - from.written) / TURNS,
     rowBytesPerTurn: rowBytes[task] / TURNS,
   });

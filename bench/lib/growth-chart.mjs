@@ -44,7 +44,10 @@ export function growthChartSvg(growth, caption) {
   const second = MARGIN.top + PANEL + MARGIN.gap;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
-${panel({ top: MARGIN.top, title: `µs per turn by task — ${count} tasks × ${growth.turnsPerTask} turns, sqliteStore`, series: [{ name: 'µs/turn (wall)', color: '#1f77b4', values: growth.perTask.map((task) => task.usPerTurn) }], count })}
+${panel({ top: MARGIN.top, title: `µs per turn by task — ${count} tasks × ${growth.turnsPerTask} turns, sqliteStore`, series: [
+    { name: 'CPU µs/turn', color: '#1f77b4', values: growth.perTask.map((task) => task.cpuUsPerTurn) },
+    { name: 'wall µs/turn', color: '#aaaaaa', values: growth.perTask.map((task) => task.usPerTurn) },
+  ], count })}
 ${panel({
   top: second,
   title: 'store bytes written per turn by task',

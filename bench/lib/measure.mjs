@@ -119,11 +119,14 @@ export async function measureSetup(system, env, { runs, reps, warmupRuns, warmup
   env.turns = 1;
   await warmUp(system, warmupRuns, warmupMs);
   const samples = [];
+  const cpuSamples = [];
   for (let rep = 0; rep < reps; rep += 1) {
     fullGc();
+    const cpuBefore = process.cpuUsage();
     samples.push((await runSequential(system, runs)) * 1000 / runs);
+    cpuSamples.push(cpuMicroseconds(cpuBefore) / runs);
   }
-  return { usPerRun: samples, runs };
+  return { usPerRun: samples, cpuUsPerRun: cpuSamples, runs };
 }
 
 /**

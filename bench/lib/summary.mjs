@@ -2,6 +2,11 @@
  * The `summary` of bench/results/latest.json (issue 16): exactly these keys, each a number or
  * null when its measurement is missing, so it can be read outside the project and compared with
  * GOALS. `summaryBasis` says what each figure was computed from.
+ *
+ * The sequential figures (vsFloor, setupUs, durableVsLangGraph) use the process's CPU time per
+ * turn: the systems run one after another, minutes apart, on cores other engineers share, and wall
+ * time then moves by tens of percent between them while CPU time moves by a few (ADR 0123). The
+ * wall-clock figures are in `summaryBasis` beside them. Concurrent and import figures are wall time.
  */
 import { summarize } from './stats.mjs';
 
@@ -22,6 +27,7 @@ export const GROWTH_WINDOW = 10;
 const round = (value, digits = 2) => (value === undefined || !Number.isFinite(value) ? null : Math.round(value * 10 ** digits) / 10 ** digits);
 const median = (values) => summarize(values).median;
 const divide = (a, b) => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
+const difference = (a, b) => (a === undefined || b === undefined ? undefined : a - b);
 
 function endsRatio(perTask, key) {
   const values = perTask.map((task) => task[key]);
@@ -32,27 +38,29 @@ function endsRatio(perTask, key) {
 export function buildSummary({ rows, setup, growth, importTime }) {
   const row = (id) => rows.find((candidate) => candidate.id === id && candidate.status === 'ok');
   const [floor, dualloop, sqlite, langgraph] = ['floor', 'dualloop', 'dualloop-sqlite', 'langgraph-sqlite'].map(row);
-  const usPerTurn = (system) => system?.sequential?.usPerTurn.median;
-  const dualloopSetupRun = setup.dualloop?.usPerRun === undefined ? undefined : median(setup.dualloop.usPerRun);
+  const usPerTurn = (system) => system?.sequential?.cpuUsPerTurn.median;
+  const wallUsPerTurn = (system) => system?.sequential?.usPerTurn.median;
+  const setupOf = (id, key) => (setup[id]?.[key] === undefined ? undefined : median(setup[id][key]));
+  const dualloopSetupRun = setupOf('dualloop', 'cpuUsPerRun');
   const bytesKey = growth?.perTask.every((task) => task.writtenBytesPerTurn !== undefined) ? 'writtenBytesPerTurn' : 'rowBytesPerTurn';
   const summary = {
     vsFloor: round(divide(usPerTurn(dualloop), usPerTurn(floor))),
-    setupUs: round(dualloopSetupRun === undefined || usPerTurn(dualloop) === undefined ? undefined : dualloopSetupRun - usPerTurn(dualloop), 0),
+    setupUs: round(difference(dualloopSetupRun, usPerTurn(dualloop)), 0),
     pausedHeapKiB: round(divide(dualloop?.concurrent?.heapBytesPerRun.median, 1024), 1),
     concurrentVsFloor: round(divide(dualloop?.concurrent?.wallMs.median, floor?.concurrent?.wallMs.median)),
-    growth: round(growth === undefined ? undefined : endsRatio(growth.perTask, 'usPerTurn')),
+    growth: round(growth === undefined ? undefined : endsRatio(growth.perTask, 'cpuUsPerTurn')),
     bytesPerTurnGrowth: round(growth === undefined ? undefined : endsRatio(growth.perTask, bytesKey)),
     durableVsLangGraph: round(divide(usPerTurn(langgraph), usPerTurn(sqlite))),
     importMs: round(importTime?.median, 1),
   };
   const basis = {
-    vsFloor: `dualloop (memoryStore) ${round(usPerTurn(dualloop), 1)} µs/turn ÷ the floor's ${round(usPerTurn(floor), 1)} (medians, sequential, 10-turn workload)`,
-    setupUs: `a 1-turn run ${round(dualloopSetupRun, 1)} µs − one turn ${round(usPerTurn(dualloop), 1)} µs (the floor: ${round(setup.floor?.usPerRun === undefined ? undefined : median(setup.floor.usPerRun) - (usPerTurn(floor) ?? 0), 1)} µs)`,
+    vsFloor: `CPU: dualloop (memoryStore) ${round(usPerTurn(dualloop), 1)} µs/turn ÷ the floor's ${round(usPerTurn(floor), 1)} (medians, sequential, 10-turn workload); wall: ${round(wallUsPerTurn(dualloop), 1)} ÷ ${round(wallUsPerTurn(floor), 1)} = ${round(divide(wallUsPerTurn(dualloop), wallUsPerTurn(floor)))}`,
+    setupUs: `CPU: a 1-turn run ${round(dualloopSetupRun, 1)} µs − one turn ${round(usPerTurn(dualloop), 1)} µs (the floor: ${round(difference(setupOf('floor', 'cpuUsPerRun'), usPerTurn(floor)), 1)} µs); wall: ${round(difference(setupOf('dualloop', 'usPerRun'), wallUsPerTurn(dualloop)), 0)} µs`,
     pausedHeapKiB: `live heap per run paused inside its 5th model call, ${dualloop?.concurrent?.inFlight ?? '—'} in flight (the floor: ${round(divide(floor?.concurrent?.heapBytesPerRun.median, 1024), 1)} KiB)`,
     concurrentVsFloor: `wall time of ${dualloop?.concurrent?.inFlight ?? '—'} concurrent runs, 20 ms model: ${round(dualloop?.concurrent?.wallMs.median, 0)} ms ÷ the floor's ${round(floor?.concurrent?.wallMs.median, 0)} ms`,
-    growth: `${growth?.tasks ?? '—'}-task × 10-turn run on sqliteStore: median µs/turn of the last ${GROWTH_WINDOW} tasks ÷ the first ${GROWTH_WINDOW}'s`,
+    growth: `${growth?.tasks ?? '—'}-task × 10-turn run on sqliteStore: median CPU µs/turn of the last ${GROWTH_WINDOW} tasks ÷ the first ${GROWTH_WINDOW}'s (wall: ${round(growth === undefined ? undefined : endsRatio(growth.perTask, 'usPerTurn'))})`,
     bytesPerTurnGrowth: `same run, ${bytesKey === 'writtenBytesPerTurn' ? 'bytes passed to write(2) (/proc/self/io wchar)' : 'bytes of the rows added'} per turn, last ${GROWTH_WINDOW} tasks ÷ first ${GROWTH_WINDOW} (medians)`,
-    durableVsLangGraph: `dualloop (sqliteStore) checkpointed turns/s ÷ LangGraph.js SqliteSaver's: ${round(usPerTurn(langgraph), 0)} µs/turn ÷ ${round(usPerTurn(sqlite), 0)} µs/turn`,
+    durableVsLangGraph: `CPU: dualloop (sqliteStore) checkpointed turns/s ÷ LangGraph.js SqliteSaver's = ${round(usPerTurn(langgraph), 0)} µs/turn ÷ ${round(usPerTurn(sqlite), 0)} µs/turn; wall: ${round(wallUsPerTurn(langgraph), 0)} ÷ ${round(wallUsPerTurn(sqlite), 0)} = ${round(divide(wallUsPerTurn(langgraph), wallUsPerTurn(sqlite)))}`,
     importMs: `cold import('dualloop') (dist/src/index.js) in a fresh process, median of ${importTime?.samples.length ?? 0}`,
   };
   const met = Object.fromEntries(

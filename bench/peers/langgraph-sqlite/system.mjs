@@ -13,33 +13,10 @@ import { tool } from '@langchain/core/tools';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
-import { add, ADD_DESCRIPTION, expectFinal, scriptStep, TURNS } from '../../lib/workload.mjs';
+import { scriptedChatModelClass } from '../../lib/langchain-scripted-model.mjs';
+import { add, ADD_DESCRIPTION, expectFinal, TURNS } from '../../lib/workload.mjs';
 
-class ScriptedToolCallingChatModel extends BaseChatModel {
-  constructor(env) {
-    super({});
-    this.env = env;
-  }
-
-  _llmType() {
-    return 'scripted';
-  }
-
-  bindTools() {
-    return this;
-  }
-
-  async _generate(messages) {
-    const index = messages.reduce((count, message) => (ToolMessage.isInstance(message) ? count + 1 : count), 0);
-    if (this.env.pacer.wait !== undefined) await this.env.pacer.wait(index);
-    const step = scriptStep(index, this.env.turns);
-    const message =
-      step.kind === 'tool'
-        ? new AIMessage({ content: '', tool_calls: [{ id: step.id, name: 'add', args: step.args, type: 'tool_call' }] })
-        : new AIMessage({ content: step.text });
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
-  }
-}
+const ScriptedToolCallingChatModel = scriptedChatModelClass({ BaseChatModel, AIMessage, ToolMessage });
 
 export async function createSystem(env) {
   const directory = mkdtempSync(join(tmpdir(), 'dualloop-bench-langgraph-'));
