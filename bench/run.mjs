@@ -18,7 +18,7 @@ import { machineInfo, packageVersions } from './lib/environment.mjs';
 import { growthChartSvg } from './lib/growth-chart.mjs';
 import { measureImport } from './lib/import-time.mjs';
 import { buildSystemRows, checkpointFigure, markdownTable, overheadFigure, targetLines } from './lib/report.mjs';
-import { buildSummary, summaryLines } from './lib/summary.mjs';
+import { buildSummary, summaryLines, summaryMarkdown } from './lib/summary.mjs';
 
 const benchDir = new URL('./', import.meta.url);
 const dualloopRoot = process.env.DUALLOOP_ROOT === undefined ? new URL('../', benchDir) : pathToFileURL(`${process.env.DUALLOOP_ROOT.replace(/\/$/, '')}/`);
@@ -199,7 +199,7 @@ async function main() {
   const capacityLines = Object.entries(capacity).map(
     ([id, figure]) => `capacity ${id}: ${figure.inFlight.toLocaleString('en-US')} in flight, ${(figure.wallMs / 1000).toFixed(1)} s, peak RSS ${Math.round(figure.maxRssBytes / 2 ** 20)} MiB, live heap ${(figure.heapBytesPerRun / 1024).toFixed(1)} KiB/run`,
   );
-  process.stdout.write(`${table}\n\n${notes.join('\n')}\n${capacityLines.join('\n')}\n\nsummary (issue 16):\n${summaryLines({ summary, summaryBasis, goals, goalsMet }).join('\n')}\n\nwritten: ${out}\n`);
+  process.stdout.write(`${table}\n\n${notes.join('\n')}\n${capacityLines.join('\n')}\n\nsummary (issue 16):\n${summaryLines({ summary, summaryBasis, goals, goalsMet }).join('\n')}\n\n${summaryMarkdown({ summary, goals, goalsMet })}\n\nwritten: ${out}\n`);
 }
 
 main().catch((error) => {

@@ -76,3 +76,17 @@ export function summaryLines({ summary, goals, goalsMet, summaryBasis }) {
     return `${key.padEnd(20)} ${String(summary[key]).padStart(8)}  goal ${goal.padEnd(7)} ${status.padEnd(8)} ${summaryBasis[key]}`;
   });
 }
+
+/** What the issue measured before (issue 16, "today"), for the table in docs/performance.md. */
+const BEFORE = { vsFloor: '2.54', setupUs: '744', pausedHeapKiB: '31.1', concurrentVsFloor: '2.7', growth: '13.6', bytesPerTurnGrowth: '~13', durableVsLangGraph: '6.4', importMs: '204–331' };
+
+/** The summary as a markdown table (printed by run.mjs, pasted into docs/performance.md). */
+export function summaryMarkdown({ summary, goals, goalsMet }) {
+  const lines = ['| figure | before (issue 16) | now | goal | met |', '|---|---|---|---|---|'];
+  for (const key of Object.keys(goals)) {
+    const goal = goals[key].max !== undefined ? `≤ ${goals[key].max}` : `≥ ${goals[key].min}`;
+    const met = goalsMet[key] === null ? 'not measured' : goalsMet[key] ? 'yes' : '**no**';
+    lines.push(`| \`${key}\` | ${BEFORE[key]} | ${summary[key] ?? '—'} | ${goal} | ${met} |`);
+  }
+  return lines.join('\n');
+}
