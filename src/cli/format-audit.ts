@@ -1,4 +1,5 @@
 import type { AuditReport, AuditTask } from '../contracts/audit.js';
+import { formatForkPoint, type ForkPoint } from '../contracts/fork.js';
 import type { StopBound, StopCondition } from '../contracts/stop.js';
 import { colorReason, formatCount, formatDuration, formatTimestamp, formatUsd, plural, stopMark, type Colors } from './format.js';
 
@@ -12,6 +13,7 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
   const stop = report.workflow.stop;
   const metrics = report.workflow.metrics;
   lines.push(`${colors.bold(report.runId)}${report.name === undefined ? '' : `  ${report.name}`}  ${colors.dim(`started ${formatTimestamp(report.createdAt)} · ${report.status}`)}`);
+  if (report.forkOf !== undefined) lines.push(`forked from ${colors.bold(report.forkOf.runId)} at ${formatForkPoint(report.forkOf.at)}  ${colors.dim(describeForkPoint(report.forkOf.at))}`);
   lines.push(`workflow  ${stopText(stop, colors)}${boundText(report.workflow.bound)}`);
   lines.push(
     colors.dim(
@@ -72,4 +74,9 @@ function stopText(stop: StopCondition | undefined, colors: Colors): string {
 
 function boundText(bound: StopBound | undefined): string {
   return bound === undefined ? '' : `  [${bound.name} ${bound.value}/${bound.limit}]`;
+}
+
+/** `before turn 6 of task 3` / `before task 3`: what a fork point means, for people. */
+export function describeForkPoint(at: ForkPoint): string {
+  return at.turn === undefined || at.turn === 1 ? `(before task ${at.task})` : `(before turn ${at.turn} of task ${at.task})`;
 }

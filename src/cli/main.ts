@@ -9,6 +9,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { describeError } from '../errors.js';
 import { processIO } from './command-io.js';
 import type { AuditFlags } from './commands/audit-command.js';
+import type { ForkFlags } from './commands/fork-command.js';
 import type { ResumeFlags } from './commands/resume-command.js';
 import type { RunFlags } from './commands/run-command.js';
 import type { RunsFlags } from './commands/runs-command.js';
@@ -116,6 +117,38 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .action(async (runId: string, flags: Record<string, unknown>) => {
       const { resumeCommand } = await import('./commands/resume-command.js');
       exitCode = await resumeCommand(runId, { json: flags['json'] === true, ...pick<ResumeFlags>(flags, { store: 'store', manifest: 'manifest', approve: 'approve', reject: 'reject' }) }, io);
+    });
+
+  program
+    .command('fork')
+    .description('Time travel: start a new run from a point of another run (before a task, or before one of its turns)')
+    .argument('<runId>', 'the run to fork (it is not changed)')
+    .requiredOption('--at <task[:turn]>', 'the point, counted from 1: 3 is before task 3, 3:6 before turn 6 of task 3')
+    .option('--message <text>', 'a user message the next model call sees')
+    .addOption(storeOption())
+    .option('--run-id <id>', 'the new run’s id (default: run-<uuid>)')
+    .option('--manifest <path>', 'the manifest to build the run from (default: the one the source was started with)')
+    .option('--json', 'NDJSON events on stdout even on a terminal')
+    .option('--max-turns <n>', 'turns per task (bounds.inner.maxTurns), the task at the point included', positiveInteger)
+    .option('--max-tool-calls <n>', 'tool calls per task (bounds.inner.maxToolCalls)', positiveInteger)
+    .option('--max-runtime <ms>', 'runtime per task, milliseconds (bounds.inner.maxRuntimeMs)', positiveInteger)
+    .option('--max-steps <n>', 'tasks per run (bounds.outer.maxWorkflowSteps)', positiveInteger)
+    .option('--max-session-runtime <ms>', 'runtime of the run, milliseconds (bounds.outer.maxSessionRuntimeMs)', positiveInteger)
+    .option('--max-tokens <n>', 'token budget of the run (bounds.outer.maxTokens)', positiveInteger)
+    .option('--max-cost <usd>', 'cost budget of the run in USD (bounds.outer.maxCostUsd)', positiveNumber)
+    .addHelpText('after', `\nCounters continue from the point: bounds hold across the fork (docs/time-travel.md).\n${EXIT_CODES_HELP}`)
+    .action(async (runId: string, flags: Record<string, unknown>) => {
+      const { forkCommand } = await import('./commands/fork-command.js');
+      exitCode = await forkCommand(
+        runId,
+        {
+          at: String(flags['at']),
+          json: flags['json'] === true,
+          ...pick<ForkFlags>(flags, { message: 'message', store: 'store', runId: 'runId', manifest: 'manifest', maxTurns: 'maxTurns', maxToolCalls: 'maxToolCalls', maxRuntime: 'maxRuntimeMs' }),
+          ...pick<ForkFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd' }),
+        },
+        io,
+      );
     });
 
   program

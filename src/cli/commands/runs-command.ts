@@ -2,6 +2,7 @@ import { displayPath } from '../../manifest/load-manifest.js';
 import type { CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { colorReason, colorsFor, formatTimestamp } from '../format.js';
+import { formatForkPoint } from '../../contracts/fork.js';
 import { openStore, storePathFor } from '../open-store.js';
 import { isPostgresUrl, openStoreTarget } from '../store-target.js';
 
@@ -38,8 +39,9 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       run.stop?.reason ?? 'running or interrupted',
       // Plan strategies run plan steps, not the tasks the run was started with: no total to show.
       run.tasksDone > run.tasksTotal ? `${run.tasksDone}` : `${run.tasksDone}/${run.tasksTotal}`,
+      run.forkOf === undefined ? '' : `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}`,
     ]);
-    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS'];
+    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS', runs.some((run) => run.forkOf !== undefined) ? 'LINEAGE' : ''];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
     const line = (cells: readonly string[], paint: (cell: string, column: number) => string = (cell) => cell) =>
       cells.map((cell, column) => paint(cell.padEnd(widths[column]!), column)).join('  ').trimEnd();

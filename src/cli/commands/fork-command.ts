@@ -1,0 +1,99 @@
+import { readCheckpoint } from '../../checkpoint/read-checkpoint.js';
+import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
+import { ConfigError, describeError, RunError } from '../../errors.js';
+import type { BoundOverrides } from '../../manifest/bound-overrides.js';
+import { complain, type CommandIO } from '../command-io.js';
+import { EXIT } from '../exit-codes.js';
+import { followRun } from '../follow-run.js';
+import { forkStoredRun } from '../fork-run.js';
+import { openExistingStore } from '../open-store.js';
+import { reportIssues } from '../report-issues.js';
+import { trapInterrupts } from '../watch-run.js';
+
+export interface ForkFlags extends BoundOverrides {
+  /** `3` or `3:6`. */
+  readonly at: string;
+  readonly message?: string;
+  readonly store?: string;
+  readonly json?: boolean;
+  readonly runId?: string;
+  /** The manifest to build the kernel from, when the store does not know the source's. */
+  readonly manifest?: string;
+}
+
+/** Errors that mean "this fork cannot be made here" rather than "something broke". */
+const USAGE_CODES = new Set(['run_not_found', 'fork_point_not_found', 'run_exists']);
+
+const POINT = /^([1-9]\d{0,8})(?::([1-9]\d{0,8}))?$/;
+
+/** `3` → before task 3; `3:6` → before turn 6 of task 3. */
+export function parseForkPoint(text: string): ForkPoint | undefined {
+  const match = POINT.exec(text.trim());
+  if (match === null) return undefined;
+  return match[2] === undefined ? { task: Number(match[1]) } : { task: Number(match[1]), turn: Number(match[2]) };
+}
+
+/**
+ * `dualloop fork <runId> --at <task>[:<turn>]`: forks the run at the point (docs/time-travel.md)
+ * and follows the new run like `run` does — same live view, same exit codes.
+ */
+export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: CommandIO): Promise<number> {
+  const at = parseForkPoint(flags.at);
+  if (at === undefined) {
+    complain(io, `--at ${flags.at}: expected <task>[:<turn>], counted from 1 (e.g. 3 or 3:6)`);
+    return EXIT.usage;
+  }
+  const opened = openExistingStore(flags.store, io);
+  if (opened === undefined) return EXIT.usage;
+  const trap = trapInterrupts();
+  try {
+    let forked;
+    try {
+      forked = await forkStoredRun(
+        opened,
+        {
+          sourceRunId,
+          at,
+          overrides: boundOverrides(flags),
+          ...(flags.message === undefined ? {} : { message: flags.message }),
+          ...(flags.runId === undefined ? {} : { runId: flags.runId }),
+          ...(flags.manifest === undefined ? {} : { manifest: flags.manifest }),
+        },
+        io.cwd,
+      );
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        complain(io, error.issues.map((issue) => `${cliName(issue.path)}: ${issue.message}`).join('\n'));
+        return EXIT.usage;
+      }
+      complain(io, `cannot fork ${sourceRunId} at ${formatForkPoint(at)}: ${describeError(error)}`);
+      return error instanceof RunError && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.error;
+    }
+    if (!forked.ok) {
+      if (forked.issues !== undefined) reportIssues(io.stderr, forked.issues);
+      else complain(io, forked.message ?? 'cannot fork');
+      return EXIT.usage;
+    }
+    const { run, loaded, options } = forked;
+    if (flags.json !== true) io.stderr.write(`forked ${sourceRunId} at ${formatForkPoint(at)} as ${run.runId}\n`);
+    // The live view's gauges start from the state at the point: the fork's first checkpoint.
+    const point = await readCheckpoint(opened.store, run.runId);
+    const before = point === undefined ? undefined : { metrics: point.progress.metrics, tasksDone: point.progress.results.length };
+    return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap, ...(before === undefined ? {} : { before }) });
+  } finally {
+    trap.release();
+    opened.close();
+  }
+}
+
+function cliName(path: string): string {
+  if (path === 'runId') return '--run-id';
+  if (path === 'edit.message') return '--message';
+  if (path.startsWith('at')) return '--at';
+  return path;
+}
+
+function boundOverrides(flags: ForkFlags): BoundOverrides {
+  const keys = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs', 'maxWorkflowSteps', 'maxSessionRuntimeMs', 'maxTokens', 'maxCostUsd'] as const;
+  return Object.fromEntries(keys.flatMap((key) => (flags[key] === undefined ? [] : [[key, flags[key]]])));
+}

@@ -1,0 +1,66 @@
+/**
+ * Forking a stored run from the command line (`dualloop fork`, and `dualloop view --control`'s
+ * "fork from here"): the kernel is rebuilt from the manifest the source was started with and its
+ * bound overrides, then the caller's; the fork gets a launch record of its own, so that
+ * `dualloop resume` and a fork of the fork rebuild the same kernel.
+ */
+import type { ForkPoint } from '../contracts/fork.js';
+import type { KernelOptions } from '../kernel/options.js';
+import type { WorkflowRun } from '../kernel/workflow-run.js';
+import type { BoundOverrides } from '../manifest/bound-overrides.js';
+import type { LoadedManifest } from '../manifest/load-manifest.js';
+import { createManifestKernel } from '../manifest/manifest-kernel.js';
+import type { SourceIssue } from '../manifest/yaml-source.js';
+import type { OpenedStore } from './open-store.js';
+import { prepareManifest } from './prepare-manifest.js';
+
+export interface ForkRequest {
+  readonly sourceRunId: string;
+  readonly at: ForkPoint;
+  readonly message?: string;
+  readonly runId?: string;
+  /** Bounds given for the fork, over the source's. */
+  readonly overrides?: BoundOverrides;
+  /** The manifest when the store has no launch record of the source. */
+  readonly manifest?: string;
+}
+
+export type ForkOutcome =
+  | { readonly ok: true; readonly run: WorkflowRun; readonly loaded: LoadedManifest; readonly options: KernelOptions }
+  | { readonly ok: false; readonly problem: 'no_manifest' | 'manifest'; readonly message?: string; readonly issues?: readonly SourceIssue[] };
+
+const INNER = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs'] as const;
+
+/** Forks; rejects with the kernel's ConfigError or RunError (unknown run, missing point, taken id). */
+export async function forkStoredRun(opened: OpenedStore, request: ForkRequest, cwd: string): Promise<ForkOutcome> {
+  const launch = opened.launches.load(request.sourceRunId);
+  const manifestPath = request.manifest ?? launch?.manifestPath;
+  if (manifestPath === undefined) {
+    const known = (await opened.store.getRun(request.sourceRunId)) !== undefined;
+    return {
+      ok: false,
+      problem: 'no_manifest',
+      message: known ? `run ${request.sourceRunId} was not started by \`dualloop run\` with this store; pass --manifest PATH` : `no run ${request.sourceRunId} in this store`,
+    };
+  }
+  const own = request.overrides ?? {};
+  const overrides: BoundOverrides = { ...launch?.overrides, ...own };
+  const prepared = await prepareManifest(manifestPath, overrides, cwd);
+  if (!prepared.ok) return { ok: false, problem: 'manifest', issues: prepared.issues };
+  const { loaded, options } = prepared.value;
+  const kernel = createManifestKernel(loaded, options, opened.store);
+  if (!kernel.ok) return { ok: false, problem: 'manifest', issues: kernel.issues };
+  // Outer overrides are the kernel's already; inner ones must also reach the task the point is in.
+  const inner = Object.fromEntries(INNER.flatMap((key) => (own[key] === undefined ? [] : [[key, own[key]]])));
+  const edit = {
+    ...(request.message === undefined ? {} : { message: request.message }),
+    ...(Object.keys(inner).length === 0 ? {} : { bounds: { inner } }),
+  };
+  const run = await kernel.value.fork(request.sourceRunId, {
+    at: request.at,
+    ...(request.runId === undefined ? {} : { runId: request.runId }),
+    ...(Object.keys(edit).length === 0 ? {} : { edit }),
+  });
+  opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
+  return { ok: true, run, loaded, options };
+}
