@@ -180,9 +180,10 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .addOption(storeOption())
     .addOption(hostOption())
     .addOption(portOption())
+    .option('--control', 'let the page fork runs ("fork from here" on every turn); loopback only')
     .action(async (runId: string | undefined, flags: Record<string, unknown>) => {
       const { viewCommand } = await import('./commands/view-command.js');
-      exitCode = await viewCommand(runId, pick<ViewFlags>(flags, { store: 'store', host: 'host', port: 'port' }), io);
+      exitCode = await viewCommand(runId, { ...pick<ViewFlags>(flags, { store: 'store', host: 'host', port: 'port' }), control: flags['control'] === true }, io);
     });
 
   program

@@ -79,4 +79,6 @@ export interface RunsResponse {
   readonly runs: readonly RunSummary[];
   /** The run the viewer was started for, if any. */
   readonly selected: string | undefined;
+  /** The viewer was started with control: "fork from here" is enabled (`POST /api/runs/<runId>/fork`). */
+  readonly control: boolean;
 }

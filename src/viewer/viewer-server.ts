@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Bounds } from '../contracts/bounds.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
-import { describeError } from '../errors.js';
-import { accessChecker, validateAccess, withToken, type AccessVerdict } from './access-control.js';
+import { ConfigError, describeError } from '../errors.js';
+import { accessChecker, isLoopback, validateAccess, withToken, type AccessVerdict } from './access-control.js';
+import { handleForkRequest, type ViewerControl } from './fork-route.js';
 import { DEFAULT_HOST, listen, originOf, sendJson, sendText, startEventStream } from './local-http.js';
 import { kernelMachineGraphs } from './machine-graph.js';
 import type { RunsResponse } from './protocol.js';
@@ -28,6 +29,11 @@ export interface ViewerOptions {
   readonly pollMs?: number;
   /** The built page (default dist/viewer/ of this package). */
   readonly assetsDirectory?: string;
+  /**
+   * Lets the page change things: "fork from here" on every turn of the timeline (docs/time-travel.md).
+   * Without it the viewer is read-only and the page shows the control disabled. Only on loopback.
+   */
+  readonly control?: ViewerControl;
 }
 
 export interface Viewer {
@@ -50,6 +56,10 @@ export interface Viewer {
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const host = options.host ?? DEFAULT_HOST;
   validateAccess('startViewer', host, options);
+  if (options.control !== undefined && !isLoopback(host)) {
+    // Off loopback anyone who reaches the port could fork runs (and spend model calls): ADR 0222 keeps control on loopback.
+    throw new ConfigError({ message: 'Invalid viewer options', issues: [{ path: 'control', message: `needs the viewer on loopback (127.0.0.1), not ${host}` }] });
+  }
   let check: (request: IncomingMessage) => AccessVerdict = () => ({ ok: false, status: 403, message: 'not ready' });
   const assets = findAssetsDirectory(options.assetsDirectory);
   const machines = kernelMachineGraphs();
@@ -65,13 +75,15 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     const verdict = check(request);
     if (!verdict.ok) return sendText(response, verdict.status, verdict.message);
     if (verdict.setCookie !== undefined) response.setHeader('set-cookie', verdict.setCookie);
-    if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'method not allowed');
     const url = new URL(request.url ?? '/', 'http://viewer');
     const path = url.pathname;
+    const fork = /^\/api\/runs\/([^/]+)\/fork$/.exec(path);
+    if (fork !== null) return handleForkRequest(request, response, decodeURIComponent(fork[1]!), options.control);
+    if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'method not allowed');
     if (path === '/api/machines') return sendJson(response, 200, machines);
     if (path === '/api/runs') {
       const runs = await options.store.listRuns({ limit: 100 });
-      return sendJson(response, 200, { runs, selected: options.runId ?? runs[0]?.runId } satisfies RunsResponse);
+      return sendJson(response, 200, { runs, selected: options.runId ?? runs[0]?.runId, control: options.control !== undefined } satisfies RunsResponse);
     }
     const stream = /^\/api\/runs\/([^/]+)\/stream$/.exec(path);
     if (stream !== null) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli } from './cli-process.js';
+import { request } from 'node:http';
+import { ROOT, runCli, startCli, waitForLine } from './cli-process.js';
 import { useWorkspace } from './workspace.js';
 
 const workspace = useWorkspace();
@@ -53,4 +54,38 @@ describe('dualloop fork', () => {
     expect(unknown.stderr).toContain('no run nope');
     expect(JSON.parse((await runCli(['runs', '--json'], { cwd: dir })).stdout)).toHaveLength(1);
   });
+
+  it('view --control forks from the page’s request, rebuilt from the source’s manifest; refused off loopback', async () => {
+    const { dir } = workspace();
+    await runCli(['run', `${ROOT}examples/expense-report.yaml`, '--run-id', 'source'], { cwd: dir });
+    expect((await runCli(['view', '--control', '--host', '0.0.0.0'], { cwd: dir })).code).toBe(64);
+    const viewing = startCli(['view', 'source', '--control'], { cwd: dir });
+    try {
+      const url = new URL((await waitForLine(viewing, (line) => line.startsWith('viewer: '))).slice('viewer: '.length));
+      expect(((await (await fetch(`${url.origin}/api/runs`)).json()) as { control: boolean }).control).toBe(true);
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const sent = request({ host: url.hostname, port: url.port, path: '/api/runs/source/fork', method: 'POST', headers: { origin: url.origin, 'content-type': 'application/json' } }, (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        sent.on('error', reject);
+        sent.end(JSON.stringify({ at: { task: 3, turn: 2 } }));
+      });
+      expect(answer.status).toBe(200);
+      const { runId } = JSON.parse(answer.body) as { runId: string };
+      // The fork runs in the viewer's process; the store tells when it ended.
+      let ended: { stop?: { reason: string }; forkOf?: unknown } | undefined;
+      while (ended?.stop === undefined) {
+        const runs = ((await (await fetch(`${url.origin}/api/runs`)).json()) as { runs: { runId: string; stop?: { reason: string }; forkOf?: unknown }[] }).runs;
+        ended = runs.find((run) => run.runId === runId);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(ended).toMatchObject({ stop: { reason: 'goal_achieved' }, forkOf: { runId: 'source', at: { task: 3, turn: 2 } } });
+    } finally {
+      viewing.kill('SIGINT');
+      await viewing.done;
+    }
+    // Three processes, one after the other, on a machine the whole suite shares.
+  }, 60_000);
 });

@@ -15,6 +15,8 @@ afterEach(async () => {
   viewer = undefined;
 });
 
+const add = defineTool({ name: 'add', description: 'Adds.', parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+
 const BOUNDS = { inner: { maxTurns: 5, maxToolCalls: 10, maxRuntimeMs: 600_000 }, outer: { maxWorkflowSteps: 10, maxSessionRuntimeMs: 3_600_000, maxTokens: 10_000, maxReplans: 3 } };
 
 describe('the viewer in a browser', () => {
@@ -30,7 +32,6 @@ describe('the viewer in a browser', () => {
         return { found: `${query}: 42` };
       },
     });
-    const add = defineTool({ name: 'add', description: 'Adds.', parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
     const kernel = createKernel({
       model: scriptedModel([
         { toolCalls: [{ name: 'add', args: { a: 2, b: 3 } }], usage: { inputTokens: 100, outputTokens: 20 } },
@@ -90,6 +91,58 @@ describe('the viewer in a browser', () => {
     expect(details).toContain('answer: 42');
 
     expect(foreignRequests(browser.requests, viewer.url.replace(/\/\?.*$/, ''))).toEqual([]);
+    expect(browser.errors).toEqual([]);
+  });
+});
+
+
+describe('fork from here, in a browser', () => {
+  it('forks a finished run before a turn, follows the new run at once, and lists it under its parent', async () => {
+    const store = memoryStore();
+    const steps = [{ toolCalls: [{ name: 'add', args: { a: 2, b: 3 } }] }, { toolCalls: [{ name: 'add', args: { a: 5, b: 5 } }] }, { text: 'The sum is 10.' }];
+    await createKernel({ model: scriptedModel(steps), tools: [add], store }).start([{ id: 'sum', description: 'Add things.' }], { runId: 'source' }).result;
+    // The fork's model answers differently from turn 2 on.
+    const forkModel = scriptedModel([steps[0]!, { text: 'The sum is 5.' }]);
+    const kernel = createKernel({ model: forkModel, tools: [add], store });
+    viewer = await startViewer({ store, runId: 'source', pollMs: 50, control: { fork: async (runId, at) => (await kernel.fork(runId, { at })).runId } });
+    browser = await openBrowser();
+    const { page } = browser;
+    await page.goto(viewer.url);
+    await page.getByTestId('run-status').getByText('stopped: goal_achieved').waitFor();
+    const buttons = page.getByTestId('fork-from-here');
+    expect(await buttons.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-at')))).toEqual(['1:1', '1:2', '1:3']);
+    expect(await buttons.first().isEnabled()).toBe(true);
+
+    await page.locator('[data-testid="fork-from-here"][data-at="1:2"]').click();
+    // The page follows the new run at once: its timeline starts with where it came from.
+    await page.locator('.timeline .row').first().getByText('forked from source at 1:2').waitFor();
+    await page.getByTestId('run-status').getByText('stopped: goal_achieved').waitFor();
+    const forked = (await store.listRuns()).find((run) => run.forkOf !== undefined)!;
+    expect(forked.forkOf).toEqual({ runId: 'source', at: { task: 1, turn: 2 } });
+    expect(new URL(page.url()).searchParams.get('run')).toBe(forked.runId);
+    expect(await page.locator('select[aria-label="run"]').inputValue()).toBe(forked.runId);
+    expect((await store.loadResult(forked.runId))?.tasks[0]?.output).toBe('The sum is 5.');
+    expect(forkModel.calls.map((call) => call.index)).toEqual([1]);
+    // The run list shows the fork right under its parent.
+    await page.locator(`select[aria-label="run"] option[value="${forked.runId}"][data-depth="1"]`).waitFor({ state: 'attached' });
+    const options = await page.locator('select[aria-label="run"] option').evaluateAll((elements) => elements.map((element) => (element as HTMLOptionElement).value));
+    expect(options).toEqual(['source', forked.runId]);
+    await browser.screenshot('forked-from-turn-2');
+
+    expect(foreignRequests(browser.requests, viewer.url.replace(/\/\?.*$/, ''))).toEqual([]);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('shows "fork from here" disabled when the viewer was started without control', async () => {
+    const store = memoryStore();
+    await createKernel({ model: scriptedModel([{ text: 'done' }]), store }).start(['one'], { runId: 'source' }).result;
+    viewer = await startViewer({ store, runId: 'source', pollMs: 50 });
+    browser = await openBrowser();
+    await browser.page.goto(viewer.url);
+    await browser.page.getByTestId('run-status').getByText('stopped: goal_achieved').waitFor();
+    const button = browser.page.getByTestId('fork-from-here');
+    expect(await button.count()).toBe(1);
+    expect(await button.isDisabled()).toBe(true);
     expect(browser.errors).toEqual([]);
   });
 });

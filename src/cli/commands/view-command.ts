@@ -1,8 +1,11 @@
 import { displayPath } from '../../manifest/load-manifest.js';
-import { startViewer, type Viewer } from '../../viewer/index.js';
+import { formatForkPoint } from '../../contracts/fork.js';
+import type { WorkflowRun } from '../../kernel/workflow-run.js';
+import { startViewer, type Viewer, type ViewerControl } from '../../viewer/index.js';
+import { forkStoredRun } from '../fork-run.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
-import { openExistingStore } from '../open-store.js';
+import { openExistingStore, type OpenedStore } from '../open-store.js';
 import { createAccessToken, isLoopback } from '../../viewer/access-control.js';
 import { describeListenError, launchBounds, nonLoopbackWarning, untilInterrupted } from '../run-watchers.js';
 
@@ -10,6 +13,8 @@ export interface ViewFlags {
   readonly store?: string;
   readonly host?: string;
   readonly port?: number;
+  /** Enables "fork from here": forks run in this process, rebuilt from the store's launch records. */
+  readonly control?: boolean;
 }
 
 /**
@@ -17,9 +22,14 @@ export interface ViewFlags {
  * Ctrl-C: a finished run to replay, or a run another process is writing, followed live.
  */
 export async function viewCommand(runId: string | undefined, flags: ViewFlags, io: CommandIO): Promise<number> {
+  if (flags.control === true && flags.host !== undefined && !isLoopback(flags.host)) {
+    complain(io, `--control needs the viewer on loopback (127.0.0.1), not ${flags.host}: anyone reaching the port could fork runs`);
+    return EXIT.usage;
+  }
   const opened = openExistingStore(flags.store, io);
   if (opened === undefined) return EXIT.usage;
   let viewer: Viewer | undefined;
+  const forks = new Set<WorkflowRun>();
   try {
     if (runId !== undefined && (await opened.store.getRun(runId)) === undefined) {
       complain(io, `no run ${runId} in ${displayPath(opened.path, io.cwd)}`);
@@ -34,6 +44,7 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
         ...(flags.port === undefined ? {} : { port: flags.port }),
         ...(runId === undefined ? {} : { runId }),
         bounds: (id) => launchBounds(opened.launches.load(id)),
+        ...(flags.control === true ? { control: forkControl(opened, io, forks) } : {}),
       });
     } catch (error) {
       complain(io, describeListenError(error, flags));
@@ -41,11 +52,32 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
     }
     if (beyondLoopback) complain(io, nonLoopbackWarning(flags.host!));
     io.stdout.write(`viewer: ${viewer.url}\n`);
-    io.stderr.write('serving until Ctrl-C\n');
+    io.stderr.write(`serving until Ctrl-C${flags.control === true ? ' (control enabled: the timeline can fork runs)' : ''}\n`);
     await untilInterrupted();
     return EXIT.completed;
   } finally {
     await viewer?.close();
+    // Forks still running stop `context_canceled` (resumable) before the store closes.
+    for (const run of forks) run.abort('the viewer stopped');
+    await Promise.all([...forks].map((run) => run.result));
     opened.close();
   }
+}
+
+/** The viewer's control: a fork runs in this process, its events reach the page through the store. */
+function forkControl(opened: OpenedStore, io: CommandIO, forks: Set<WorkflowRun>): ViewerControl {
+  return {
+    async fork(sourceRunId, at) {
+      const outcome = await forkStoredRun(opened, { sourceRunId, at }, io.cwd);
+      if (!outcome.ok) throw new Error(outcome.message ?? (outcome.issues ?? []).map((issue) => `${issue.file}: ${issue.message}`).join('; '));
+      const { run } = outcome;
+      forks.add(run);
+      io.stderr.write(`forked ${sourceRunId} at ${formatForkPoint(at)} as ${run.runId}\n`);
+      void run.result.then((result) => {
+        forks.delete(run);
+        io.stderr.write(`${run.runId} ended ${result.stop.reason}\n`);
+      });
+      return run.runId;
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { KernelEvent } from '../../contracts/events.js';
+import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
 
 /** One line of the event timeline. `details` are shown on demand (tool arguments and results, answers). */
 export interface TimelineRow {
@@ -12,6 +13,8 @@ export interface TimelineRow {
   readonly summary: string;
   readonly tone: 'plain' | 'tool' | 'stop' | 'error';
   readonly details: readonly { readonly label: string; readonly value: unknown }[];
+  /** On a turn's start: the point before it, where "fork from here" starts a new run. */
+  readonly forkPoint?: ForkPoint;
 }
 
 /** Streaming deltas would bury everything else; their text is in `message_end`. */
@@ -35,6 +38,7 @@ export function timelineRows(events: readonly KernelEvent[]): readonly TimelineR
       summary,
       tone,
       details,
+      ...(event.type === 'turn_start' ? { forkPoint: { task: event.taskIndex + 1, turn: event.turn } } : {}),
     });
   });
   return rows;
@@ -46,7 +50,10 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
   const plain = (summary: string, details: Description['details'] = []): Description => ({ summary, tone: 'plain', details });
   switch (event.type) {
     case 'workflow_start':
-      return plain(`${event.resumed ? 'resumed' : 'started'}: ${event.tasks.length} task${event.tasks.length === 1 ? '' : 's'}`, [{ label: 'tasks', value: event.tasks }]);
+      return plain(
+        `${event.forkOf !== undefined ? `forked from ${event.forkOf.runId} at ${formatForkPoint(event.forkOf.at)}` : event.resumed ? 'resumed' : 'started'}: ${event.tasks.length} task${event.tasks.length === 1 ? '' : 's'}`,
+        [{ label: 'tasks', value: event.tasks }],
+      );
     case 'workflow_end':
       return { summary: `workflow ${event.stop.reason}: ${event.stop.detail}`, tone: 'stop', details: [{ label: 'metrics', value: event.metrics }] };
     case 'task_start':

@@ -1,5 +1,6 @@
 import type { AuditReport } from '../../contracts/audit.js';
 import type { KernelEvent } from '../../contracts/events.js';
+import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
 import type { MachineGraphs, RunInfo, RunsResponse } from '../protocol.js';
 
 async function getJson<T>(path: string): Promise<T> {
@@ -10,6 +11,26 @@ async function getJson<T>(path: string): Promise<T> {
 
 export const fetchMachines = () => getJson<MachineGraphs>('/api/machines');
 export const fetchRuns = () => getJson<RunsResponse>('/api/runs');
+
+/** Asks the viewer to fork `runId` at `at` (src/viewer/fork-route.ts); answers the new run's id. */
+export async function forkRun(runId: string, at: ForkPoint): Promise<string> {
+  const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/fork`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ at }),
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error?: string }).error ?? text;
+    } catch {
+      // a plain-text refusal
+    }
+    throw new Error(`fork ${runId} at ${formatForkPoint(at)}: ${message}`);
+  }
+  return (JSON.parse(text) as { runId: string }).runId;
+}
 
 export interface RunStreamHandlers {
   onRun(info: RunInfo): void;

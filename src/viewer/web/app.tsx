@@ -5,7 +5,9 @@ import { gaugesFor } from '../model/gauges.js';
 import { INITIAL_PROGRESS, reduceProgress } from '../model/run-progress.js';
 import { timelineRows } from '../model/timeline.js';
 import type { MachineGraphs } from '../protocol.js';
-import { fetchMachines, fetchRuns } from './api.js';
+import { fetchMachines, fetchRuns, forkRun } from './api.js';
+import { runTree } from '../model/run-tree.js';
+import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
 import { GaugesPanel } from './gauges-panel.js';
 import { MachineDiagram } from './machine-diagram.js';
 import { Scrubber } from './scrubber.js';
@@ -21,15 +23,19 @@ export function App() {
   const [runs, setRuns] = useState<readonly RunSummary[]>([]);
   const [runId, setRunId] = useState<string | undefined>(new URLSearchParams(location.search).get('run') ?? undefined);
   const [failure, setFailure] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    fetchMachines().then(setMachines, (error: unknown) => setFailure(String(error)));
+  const [control, setControl] = useState(false);
+  const loadRuns = () =>
     fetchRuns().then(
       (response) => {
         setRuns(response.runs);
+        setControl(response.control);
         setRunId((current) => current ?? response.selected);
       },
       (error: unknown) => setFailure(String(error)),
     );
+  useEffect(() => {
+    fetchMachines().then(setMachines, (error: unknown) => setFailure(String(error)));
+    void loadRuns();
   }, []);
 
   const run = useRun(runId);
@@ -64,6 +70,19 @@ export function App() {
     history.replaceState(null, '', `?run=${encodeURIComponent(id)}`);
     setRunId(id);
   };
+  // The new run is followed at once; the run list learns of it (under its parent) right after.
+  const fork =
+    control && runId !== undefined
+      ? (at: ForkPoint) =>
+          forkRun(runId, at).then(
+            (forked) => {
+              setFailure(undefined);
+              choose(forked);
+              void loadRuns();
+            },
+            (error: unknown) => setFailure(error instanceof Error ? error.message : String(error)),
+          )
+      : undefined;
   const task = progress.task;
   return (
     <div class="viewer">
@@ -71,10 +90,12 @@ export function App() {
         <h1>dualloop</h1>
         <select aria-label="run" value={runId ?? ''} onChange={(event) => choose((event.target as HTMLSelectElement).value)}>
           {runId !== undefined && !runs.some((entry) => entry.runId === runId) ? <option value={runId}>{runId}</option> : null}
-          {runs.map((entry) => (
-            <option value={entry.runId} key={entry.runId}>
+          {runTree(runs).map(({ run: entry, depth }) => (
+            <option value={entry.runId} key={entry.runId} data-depth={depth}>
+              {depth === 0 ? '' : `${'\u00a0\u00a0'.repeat(depth)}↳ `}
               {entry.runId}
               {entry.name === undefined ? '' : ` · ${entry.name}`}
+              {entry.forkOf === undefined ? '' : ` · forked at ${formatForkPoint(entry.forkOf.at)}`}
               {entry.stop === undefined ? '' : ` · ${entry.stop.reason}`}
             </option>
           ))}
@@ -113,7 +134,14 @@ export function App() {
       </div>
       <GaugesPanel gauges={gauges} taskTitle={task === undefined ? 'task' : `task ${task.index + 1} ${task.taskId}`} />
       <div class="lower">
-        <TimelinePanel rows={rows} cursor={cursor} startedAt={startedAt} follow={follow} onSelect={(position) => setCursorAt(position >= total ? undefined : position)} />
+        <TimelinePanel
+          rows={rows}
+          cursor={cursor}
+          startedAt={startedAt}
+          follow={follow}
+          onSelect={(position) => setCursorAt(position >= total ? undefined : position)}
+          onFork={fork === undefined ? undefined : (at) => void fork(at)}
+        />
         <StopTree audit={run.audit} />
       </div>
     </div>

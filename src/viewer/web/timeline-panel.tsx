@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDuration } from '../model/gauges.js';
 import type { TimelineRow } from '../model/timeline.js';
+import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
 
 interface Props {
   readonly rows: readonly TimelineRow[];
@@ -10,10 +11,12 @@ interface Props {
   readonly follow: boolean;
   /** Moves the replay to just after the row's event. */
   readonly onSelect: (position: number) => void;
+  /** Forks the run before the row's turn; `undefined` when the viewer has no control (the buttons show disabled). */
+  readonly onFork: ((at: ForkPoint) => void) | undefined;
 }
 
 /** The run's events, oldest first; tool calls and answers open their details on demand. */
-export function TimelinePanel({ rows, cursor, startedAt, follow, onSelect }: Props) {
+export function TimelinePanel({ rows, cursor, startedAt, follow, onSelect, onFork }: Props) {
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const list = useRef<HTMLOListElement>(null);
   const currentIndex = rows.findLastIndex((row) => row.position < cursor);
@@ -47,6 +50,19 @@ export function TimelinePanel({ rows, cursor, startedAt, follow, onSelect }: Pro
               <span class="where">{row.taskId === undefined ? '' : `${row.taskId}${row.turn === undefined ? '' : ` · ${row.turn}`}`}</span>
               <span class="summary">{row.summary}</span>
             </button>
+            {row.forkPoint === undefined ? null : (
+              <button
+                type="button"
+                class="fork"
+                data-testid="fork-from-here"
+                data-at={formatForkPoint(row.forkPoint)}
+                disabled={onFork === undefined}
+                title={onFork === undefined ? 'start the viewer with control enabled (dualloop view --control) to fork' : `start a new run from before turn ${row.forkPoint.turn} of task ${row.forkPoint.task}`}
+                onClick={() => row.forkPoint !== undefined && onFork?.(row.forkPoint)}
+              >
+                fork from here
+              </button>
+            )}
             {row.details.length === 0 ? null : (
               <button type="button" class="details-toggle" aria-expanded={open.has(row.seq)} onClick={() => toggle(row.seq)}>
                 {open.has(row.seq) ? 'hide' : row.type.startsWith('tool_execution') ? 'args/result' : 'details'}
