@@ -41,7 +41,8 @@ export interface ForkEdit {
 }
 
 export interface ForkOptions {
-  readonly at: ForkPoint;
+  /** The point; `task` may also be a task id (`'task-3'`), recorded as its number. */
+  readonly at: ForkPoint | { readonly task: string; readonly turn?: number };
   readonly edit?: ForkEdit;
   /** The new run's id (default `run-<uuid>`). */
   readonly runId?: string;

@@ -41,6 +41,20 @@ async function stateAt(deps: KernelDeps, record: RunRecord, at: ForkPoint): Prom
   return checkpoint.view.progress;
 }
 
+/** A task given by id becomes its number: what the fork records and the points are counted in. */
+function pointOf(record: RunRecord, at: ForkOptions['at']): ForkPoint {
+  if (typeof at.task === 'number') return at as ForkPoint;
+  const task = record.tasks.find((spec) => spec.id === at.task);
+  if (task === undefined) {
+    throw new RunError({
+      code: 'fork_point_not_found',
+      runId: record.runId,
+      message: `run ${record.runId} has no task ${at.task} to fork from; its tasks are ${record.tasks.map((spec) => `${spec.index + 1} (${spec.id})`).join(', ')}`,
+    });
+  }
+  return { task: task.index + 1, ...(at.turn === undefined ? {} : { turn: at.turn }) };
+}
+
 function isBefore(at: ForkPoint, point: ForkPoint): boolean {
   return at.task < point.task || (at.task === point.task && (at.turn ?? 1) < (point.turn ?? 1));
 }
@@ -65,9 +79,10 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
   if (source === undefined) {
     throw new RunError({ code: 'run_not_found', runId: sourceRunId, message: `run ${sourceRunId} does not exist in the ${store.kind} store` });
   }
-  const state = await stateAt(deps, source, options.at);
-  const edited = applyForkEdit(state, source.tasks, options.at.task - 1, options.edit);
-  const forkOf: ForkOrigin = { runId: sourceRunId, at: options.at };
+  const at = pointOf(source, options.at);
+  const state = await stateAt(deps, source, at);
+  const edited = applyForkEdit(state, source.tasks, at.task - 1, options.edit);
+  const forkOf: ForkOrigin = { runId: sourceRunId, at };
   try {
     await store.createRun({
       runId,

@@ -26,7 +26,9 @@ describe('fork edits', () => {
     expect(seen.at(-2)).toMatchObject({ role: 'tool', content: 'noted n 0' });
 
     const atTask = scriptedModel(steps);
-    await (await createKernel({ model: atTask, tools: [noteTool(file)], store }).fork('source', { at: { task: 2 }, edit: { message: 'be brief' } })).result;
+    // A task may be named by its id: the fork records its number.
+    const byId = await (await createKernel({ model: atTask, tools: [noteTool(file)], store }).fork('source', { at: { task: 'task-2' }, edit: { message: 'be brief' } })).result;
+    expect((await store.getRun(byId.runId))?.forkOf).toEqual({ runId: 'source', at: { task: 2 } });
     expect(atTask.calls[0]!.index).toBe(2);
     expect(atTask.calls[0]!.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['write more', 'be brief']);
   });
@@ -90,6 +92,8 @@ describe('fork edits', () => {
     expect((messagesAtTask as ConfigError).issues[0]?.path).toBe('edit.messages');
     const unknown = await kernel.fork('nope', { at: { task: 1 } }).catch((failure: unknown) => failure);
     expect(unknown).toMatchObject({ code: 'run_not_found' });
+    const noTask = await kernel.fork('source', { at: { task: 'task-9' } }).catch((failure: unknown) => failure);
+    expect(noTask).toMatchObject({ code: 'fork_point_not_found', message: expect.stringContaining('its tasks are 1 (task-1)') });
     const taken = await kernel.fork('source', { at: { task: 1 }, runId: 'source' }).catch((failure: unknown) => failure);
     expect(taken).toMatchObject({ code: 'run_exists' });
     expect((await store.listRuns()).map((run) => run.runId)).toEqual(['source']);
