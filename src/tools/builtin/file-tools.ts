@@ -1,9 +1,8 @@
-import { constants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { opendir } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Tool } from '../../contracts/tool.js';
 import { defineTool } from '../define-tool.js';
-import { resolveInsideRoot } from './confined-path.js';
+import { openInsideRoot } from './confined-path.js';
 
 export interface FileToolOptions {
   /** The directory the tool may read; nothing outside it is reachable. */
@@ -14,8 +13,10 @@ export interface FileToolOptions {
 
 export const DEFAULT_MAX_BYTES = 65_536;
 const MAX_ENTRIES = 500;
+/** A directory with more entries than this is listed from the first ones read (not the whole directory). */
+const MAX_SCANNED = 10_000;
 
-/** `read_file`: reads a UTF-8 text file under `root`. Read-only; refuses escapes, symlinks out and binary files. */
+/** `read_file`: reads a UTF-8 text file under `root`. Read-only; refuses escapes, symlinks out, special and binary files. */
 export function readFileTool(options: FileToolOptions): Tool {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return defineTool({
@@ -24,17 +25,19 @@ export function readFileTool(options: FileToolOptions): Tool {
     parameters: z.object({ path: z.string().min(1).describe('Relative path, for example "data/receipts.csv"') }),
     executionMode: 'parallel',
     execute: async ({ path }) => {
-      const { real, shown } = await resolveInsideRoot(options.root, path);
-      const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+      const { handle, stats, shown } = await openInsideRoot(options.root, path, 'file');
       try {
-        const stats = await handle.stat();
-        if (stats.isDirectory()) throw new Error(`"${path}" is a directory; use list_files`);
-        if (!stats.isFile()) throw new Error(`"${path}" is not a regular file`);
-        const buffer = Buffer.alloc(Math.min(stats.size, maxBytes));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-        const bytes = buffer.subarray(0, bytesRead);
+        // At most maxBytes + 1 bytes are ever read, whatever size the file claims or grows to.
+        const buffer = Buffer.alloc(maxBytes + 1);
+        let filled = 0;
+        while (filled < buffer.length) {
+          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        const bytes = buffer.subarray(0, Math.min(filled, maxBytes));
         if (bytes.includes(0)) throw new Error(`"${path}" looks like a binary file`);
-        return { path: shown, size: stats.size, truncated: stats.size > bytesRead, content: bytes.toString('utf8') };
+        return { path: shown, size: Math.max(stats.size, filled), truncated: filled > maxBytes, content: bytes.toString('utf8') };
       } finally {
         await handle.close();
       }
@@ -50,14 +53,28 @@ export function listFilesTool(options: Pick<FileToolOptions, 'root'>): Tool {
     parameters: z.object({ path: z.string().min(1).default('.').describe('Relative directory path; default the workspace root') }),
     executionMode: 'parallel',
     execute: async ({ path }) => {
-      const { real, shown } = await resolveInsideRoot(options.root, path);
-      const entries = await readdir(real, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-        throw new Error(error.code === 'ENOTDIR' ? `"${path}" is not a directory; use read_file` : error.message);
-      });
-      const listed = entries
-        .map((entry) => ({ name: entry.name, type: entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : entry.isSymbolicLink() ? 'symlink' : 'other' }))
-        .sort((a, b) => a.name.localeCompare(b.name));
-      return { path: shown, entries: listed.slice(0, MAX_ENTRIES), truncated: listed.length > MAX_ENTRIES };
+      const { handle, shown, descriptorPath } = await openInsideRoot(options.root, path, 'directory');
+      const listed: { name: string; type: string }[] = [];
+      let more = false;
+      try {
+        // Read through the descriptor's own name, never the path again; stop scanning at a bound.
+        const directory = await opendir(descriptorPath);
+        try {
+          for await (const entry of directory) {
+            if (listed.length >= MAX_SCANNED) {
+              more = true;
+              break;
+            }
+            listed.push({ name: entry.name, type: entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : entry.isSymbolicLink() ? 'symlink' : 'other' });
+          }
+        } finally {
+          await directory.close().catch(() => undefined);
+        }
+      } finally {
+        await handle.close();
+      }
+      listed.sort((a, b) => a.name.localeCompare(b.name));
+      return { path: shown, entries: listed.slice(0, MAX_ENTRIES), truncated: more || listed.length > MAX_ENTRIES };
     },
   });
 }
