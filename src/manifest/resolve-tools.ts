@@ -80,6 +80,9 @@ async function directoryProblem(path: string): Promise<string | undefined> {
 }
 
 async function importTools(path: string): Promise<readonly Tool[] | string> {
+  // Only a regular file is imported: `/dev/zero` or a FIFO would make the import read forever.
+  const kind = await stat(path).catch(() => undefined);
+  if (kind !== undefined && !kind.isFile()) return kind.isDirectory() ? 'is a directory, not a module file' : 'is not a regular file (a device, FIFO or socket)';
   let exports: Record<string, unknown>;
   try {
     exports = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

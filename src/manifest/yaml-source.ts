@@ -22,6 +22,9 @@ export interface YamlSource {
   lineOf(path: readonly PropertyKey[]): number | undefined;
 }
 
+/** Most alias expansions a document may cause, relative to its size (the `yaml` package's own measure). */
+const MAX_ALIAS_COUNT = 100;
+
 /** Parses YAML 1.2 (a superset of JSON) keeping node positions, so every problem can name its line. */
 export function parseYamlSource(text: string, file: string): YamlSource {
   const lineCounter = new LineCounter();
@@ -30,12 +33,26 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   const syntaxIssues = document.errors.map(
     (error): SourceIssue => ({ file, path: '', ...lineField(lineAt(error.pos[0])), message: firstLine(error.message) }),
   );
+  const data = syntaxIssues.length > 0 ? undefined : toPlainValue(document, file);
   return {
     file,
-    data: syntaxIssues.length > 0 ? undefined : document.toJS({ maxAliasCount: 100 }),
-    syntaxIssues,
+    data: data?.value,
+    syntaxIssues: data?.issue === undefined ? syntaxIssues : [data.issue],
     lineOf: (path) => lineAt(locate(document, path)),
   };
+}
+
+/**
+ * The document as plain values. Aliases are bounded (an alias bomb, "billion laughs", expands to
+ * gigabytes): past the bound the document is an issue, never a throw (ADR 0111).
+ */
+function toPlainValue(document: Document, file: string): { value?: unknown; issue?: SourceIssue } {
+  try {
+    return { value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+  } catch (error) {
+    const reason = error instanceof Error ? firstLine(error.message) : String(error);
+    return { issue: { file, path: '', message: `refused: ${reason} (aliases expand to more than ${MAX_ALIAS_COUNT} times their size)` } };
+  }
 }
 
 /** The start offset of the node at `path`, or of the deepest key or node on the way to it. */
