@@ -17,6 +17,7 @@ import {
 } from './openai-errors.js';
 import { toWireMessages, toWireTools } from './openai-messages.js';
 import { PLACEHOLDER_API_KEY, type ResolvedOptions } from './openai-options.js';
+import { estimatedUsageWarning, estimateUsage } from './estimate-usage.js';
 import { createStreamAssembler } from './openai-stream.js';
 import { costOf, type resolvePricing } from './pricing.js';
 
@@ -141,7 +142,8 @@ async function callModel(
 
   const answer = assembler.finish();
   if (answer.finishReason === undefined) return incompleteStreamFailure(resolved.secrets);
-  const usage = answer.usage ?? { inputTokens: 0, outputTokens: 0 };
+  const usage = answer.usage ?? estimateUsage(request, answer);
+  const warnings = answer.usage !== undefined ? answer.warnings : [...answer.warnings, estimatedUsageWarning(usage)];
   return {
     type: 'response',
     text: answer.text,
@@ -149,7 +151,7 @@ async function callModel(
     usage,
     costUsd: costOf(usage, pricing),
     finishReason: answer.finishReason,
-    ...(answer.warnings.length > 0 ? { warnings: answer.warnings } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
 

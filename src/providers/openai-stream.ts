@@ -94,9 +94,10 @@ export function createStreamAssembler(callIndex: number): StreamAssembler {
 
   return {
     push(chunk) {
-      if (chunk.usage) {
-        usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
-      }
+      // Usage is passed on as sent (the kernel validates it, ADR 0112); a usage without both counts is no usage.
+      const input = chunk.usage?.prompt_tokens;
+      const output = chunk.usage?.completion_tokens;
+      if (input !== undefined && input !== null && output !== undefined && output !== null) usage = { inputTokens: input, outputTokens: output };
       let added = '';
       for (const choice of chunk.choices ?? []) {
         if ((choice.index ?? 0) !== 0) continue; // we never ask for n > 1
@@ -125,9 +126,6 @@ export function createStreamAssembler(callIndex: number): StreamAssembler {
         );
       }
       if (refusal !== '') warnings.push(`the model refused: ${refusal}`);
-      if (finishReason !== undefined && usage === undefined) {
-        warnings.push('the server sent no usage (stream_options.include_usage unsupported?); this call counts 0 tokens and 0 USD against budgets');
-      }
       return { text, toolCalls, finishReason, usage, warnings };
     },
   };

@@ -223,14 +223,15 @@ describe('openaiModel finish reasons, usage and cost', () => {
     expect(request.deltas).toEqual(['half an ans']);
   });
 
-  it('warns and counts zero usage when the server sends no usage chunk', async () => {
+  it('warns and counts an estimate (4 characters per token) when the server sends no usage chunk', async () => {
     server().enqueue(stream([chunk.text('hi'), chunk.finish('stop'), chunk.done()]));
 
     const response = expectResponse(await model({ model: 'gpt-4o' }).call(makeRequest()));
 
-    expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
-    expect(response.costUsd).toBe(0);
-    expect(response.warnings).toEqual([expect.stringMatching(/no usage/)]);
+    // [{"role":"user","content":"Say hello."}] is 40 characters; "hi" is 2.
+    expect(response.usage).toEqual({ inputTokens: 10, outputTokens: 1 });
+    expect(response.costUsd).toBeGreaterThan(0);
+    expect(response.warnings).toEqual([expect.stringMatching(/no usage.*estimate against budgets: 10 input and 1 output tokens/)]);
   });
 
   it('streams a refusal as text and flags it', async () => {

@@ -7,6 +7,7 @@ import { describeError } from '../../errors.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
+import { checkedModelResult } from './checked-model-result.js';
 
 type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
 
@@ -75,6 +76,7 @@ async function callModel(
   } catch (error) {
     result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : 'model_threw', message: describeError(error) };
   }
+  result = checkedModelResult(result);
   if (signal.aborted) return result;
   if (result.type === 'failure') {
     run.emit({ type: 'error', scope: result.code === 'hook_failed' ? 'hook' : 'model', message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
