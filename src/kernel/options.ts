@@ -22,6 +22,7 @@ import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
 import { AutoRulesSchema, resolveAutoRules, type AutoRules, type ResolvedAutoRules } from '../strategies/auto-rules.js';
 import { StrategyName } from '../strategies/strategy.js';
 import { toolListIssues } from '../tools/define-tool.js';
+import { LimitsSchema, resolveLimits, type Limits, type LimitsOption } from '../contracts/limits.js';
 import type { Clock } from './clock.js';
 import { LEASE_TTL_MS } from './run-lease.js';
 import { TaskInputSchema, type TaskInput } from './tasks.js';
@@ -93,6 +94,8 @@ export interface KernelOptions {
    * report (events, logs, stores, results), besides the models' own keys and headers (ADR/0100).
    */
   readonly redact?: readonly string[];
+  /** Size and shape limits on tool results and arguments (docs/security.md); every one has a default. */
+  readonly limits?: LimitsOption;
 }
 
 export interface ResolvedOptions {
@@ -130,6 +133,7 @@ export interface ResolvedOptions {
   readonly autoRules: ResolvedAutoRules;
   readonly telemetry: TelemetryOptions | false | undefined;
   readonly redact: readonly string[];
+  readonly limits: Limits;
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `must be a function (${what})`);
@@ -176,6 +180,7 @@ const OptionsSchema = z.strictObject({
   autoRules: AutoRulesSchema.optional(),
   telemetry: z.union([z.literal(false), z.strictObject({ tracer: hasMethods('an OpenTelemetry Tracer', 'startSpan').optional(), recordContent: z.boolean().optional() })]).optional(),
   redact: z.array(z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)`)).optional(),
+  limits: LimitsSchema.optional(),
 });
 
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
@@ -220,5 +225,6 @@ export function resolveOptions(options: KernelOptions): ResolvedOptions {
     autoRules: resolveAutoRules(value.autoRules, value.planner ?? value.model),
     telemetry: value.telemetry,
     redact: value.redact ?? [],
+    limits: resolveLimits(value.limits),
   };
 }

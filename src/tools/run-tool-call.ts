@@ -5,6 +5,7 @@ import type { Tool, ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
 import type { KernelDeps } from '../kernel/kernel-deps.js';
 import type { RunRuntime } from '../kernel/run-runtime.js';
+import { boundValue } from './bounded-value.js';
 import { CANCELLED, executeTool } from './execute-tool.js';
 import { executedResult, refusedResult } from './tool-results.js';
 import { malformedArgumentsResult, unknownToolResult, validateArguments } from './validate-arguments.js';
@@ -110,7 +111,7 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   // The model sees the result as it is recorded, secrets redacted: the same live and replayed (ADR/0100).
-  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError));
+  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.limits));
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
@@ -177,7 +178,7 @@ function execute(tool: Tool, call: ToolCall, args: unknown, scope: ToolCallScope
       runId: run.runId,
       taskId: scope.taskId,
       update: (progress: unknown) => {
-        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress });
+        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress: boundValue(progress, { maxChars: deps.limits.toolResultChars, maxDepth: deps.limits.toolResultDepth }).value });
       },
     }),
   });

@@ -1,5 +1,7 @@
 import type { ToolCall } from '../contracts/messages.js';
 import type { ToolResult } from '../contracts/tool.js';
+import { DEFAULT_LIMITS, type Limits } from '../contracts/limits.js';
+import { boundValue, readErrorMessage } from './bounded-value.js';
 
 /** The text the model sees for a value: strings as they are, everything else as JSON. */
 export function toContent(value: unknown): string {
@@ -28,8 +30,14 @@ export function refusedResult(call: ToolCall, message: string, options: { usedSl
   };
 }
 
-export function executedResult(call: ToolCall, args: unknown, value: unknown, isError: boolean, terminate: boolean): ToolResult {
-  const result = isError ? toErrorMessage(value) : value;
+/**
+ * The result of a call that ran. The tool's value is first copied into bounded plain JSON (size,
+ * depth, cycles, BigInt, throwing getters: ADR 0113), so nothing downstream pays for its size.
+ */
+export function executedResult(call: ToolCall, args: unknown, value: unknown, isError: boolean, terminate: boolean, limits: Limits = DEFAULT_LIMITS): ToolResult {
+  const result = isError
+    ? readErrorMessage(value, limits.toolResultChars)
+    : boundValue(value, { maxChars: limits.toolResultChars, maxDepth: limits.toolResultDepth }).value;
   return {
     toolCallId: call.id,
     name: call.name,
@@ -41,9 +49,4 @@ export function executedResult(call: ToolCall, args: unknown, value: unknown, is
     executed: true,
     usedSlot: true,
   };
-}
-
-function toErrorMessage(value: unknown): string {
-  if (value instanceof Error) return value.message || value.name;
-  return typeof value === 'string' ? value : toContent(value);
 }

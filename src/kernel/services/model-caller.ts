@@ -76,7 +76,7 @@ async function callModel(
   } catch (error) {
     result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : 'model_threw', message: describeError(error) };
   }
-  result = checkedModelResult(result);
+  result = checkedModelResult(result, deps.limits);
   if (signal.aborted) return result;
   if (result.type === 'failure') {
     run.emit({ type: 'error', scope: result.code === 'hook_failed' ? 'hook' : 'model', message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
