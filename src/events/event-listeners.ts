@@ -27,6 +27,11 @@ export function loggerListener(logger: KernelLogger, runId: string): EventListen
  * reports it as an `error` event, scope `store`). After it, only that `error` event is still
  * tried once, so a store that failed for a moment keeps the cause for `dualloop audit`.
  * Events are already free of secrets: the sink redacted them (ADR/0100).
+ *
+ * Consecutive `message_update` events of one model call are stored as one (ADR 0114): a model that
+ * streams 1 MB as 100 000 deltas costs one row, not 100 000. The stored event carries every delta
+ * joined and the `seq` and `at` of the last one, so `seq` still grows and a resume continues after
+ * it; it is written before the next event of any other kind. Live listeners see every delta.
  */
 export function storeListener(store: CheckpointStore, fail: (detail: string) => void): EventListener {
   let failed = false;
@@ -35,6 +40,21 @@ export function storeListener(store: CheckpointStore, fail: (detail: string) => 
     if (failed) return;
     failed = true;
     fail(`event log write failed: ${describeError(error)}`);
+  };
+  const append = (event: KernelEvent) => {
+    try {
+      const pending = store.appendEvent(event);
+      if (pending instanceof Promise) pending.catch(onError);
+    } catch (error) {
+      onError(error);
+    }
+  };
+  let updates: { last: MessageUpdate; deltas: string[] } | undefined;
+  const flush = () => {
+    if (updates === undefined) return;
+    const { last, deltas } = updates;
+    updates = undefined;
+    append(deltas.length === 1 ? last : { ...last, delta: deltas.join('') });
   };
   return (event) => {
     if (failed) {
@@ -48,13 +68,24 @@ export function storeListener(store: CheckpointStore, fail: (detail: string) => 
       }
       return;
     }
-    try {
-      const pending = store.appendEvent(event);
-      if (pending instanceof Promise) pending.catch(onError);
-    } catch (error) {
-      onError(error);
+    if (event.type === 'message_update') {
+      if (updates !== undefined && !sameMessage(updates.last, event)) flush();
+      if (updates === undefined) updates = { last: event, deltas: [event.delta] };
+      else {
+        updates.last = event;
+        updates.deltas.push(event.delta);
+      }
+      return;
     }
+    flush();
+    if (!failed) append(event);
   };
+}
+
+type MessageUpdate = Extract<KernelEvent, { type: 'message_update' }>;
+
+function sameMessage(a: MessageUpdate, b: MessageUpdate): boolean {
+  return a.taskId === b.taskId && a.taskIndex === b.taskIndex && a.turn === b.turn;
 }
 
 /**

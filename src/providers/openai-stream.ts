@@ -46,6 +46,9 @@ export interface StreamAssembler {
   finish(): AssembledStream;
 }
 
+/** Longest tool name assembled from fragments; longer names are unknown tools anyway. */
+const MAX_NAME = 1_024;
+
 interface PendingToolCall {
   id: string;
   name: string;
@@ -63,9 +66,12 @@ export function createStreamAssembler(callIndex: number): StreamAssembler {
   let usage: Usage | undefined;
   const pending = new Map<number, PendingToolCall>();
   let lastKey: number | undefined;
+  // One past the highest key in use, kept as keys arrive: finding a free slot is O(1), so a stream
+  // of n deltas without `index` is assembled in O(n) (ADR 0114), never by scanning every slot.
+  let freeKey = 0;
 
   function nextFreeKey(): number {
-    return pending.size === 0 ? 0 : Math.max(...pending.keys()) + 1;
+    return freeKey;
   }
 
   function slotFor(delta: WireToolCallDelta): PendingToolCall {
@@ -77,6 +83,7 @@ export function createStreamAssembler(callIndex: number): StreamAssembler {
     if (slot === undefined) {
       slot = { id: '', name: '', arguments: '' };
       pending.set(key, slot);
+      if (key >= freeKey) freeKey = key + 1;
     }
     return slot;
   }
@@ -86,7 +93,8 @@ export function createStreamAssembler(callIndex: number): StreamAssembler {
     if (delta.id && slot.id === '') slot.id = delta.id;
     const name = delta.function?.name;
     // Some servers repeat the whole name in every chunk; others could split it. Handle both.
-    if (name && name !== slot.name) slot.name = slot.name === '' ? name : slot.name + name;
+    // A name is short (OpenAI allows 64 characters); past MAX_NAME a hostile stream adds nothing more.
+    if (name && name !== slot.name && slot.name.length < MAX_NAME) slot.name = slot.name === '' ? name : slot.name + name;
     const fragment = delta.function?.arguments;
     if (typeof fragment === 'string') slot.arguments += fragment;
     else if (fragment !== undefined && fragment !== null) slot.arguments += JSON.stringify(fragment);
