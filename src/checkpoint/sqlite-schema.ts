@@ -12,9 +12,9 @@ import type { DatabaseSync } from 'node:sqlite';
 import { loadNodeSqlite } from './load-node-sqlite.js';
 import { StoreError } from './store-error.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
+import { APPLICATION_ID, checkStoreFile } from './sqlite-file-check.js';
 
-/** 'dulp' as a big-endian 32-bit integer. */
-export const APPLICATION_ID = 0x64756c70;
+export { APPLICATION_ID };
 
 export interface Migration {
   readonly version: number;
@@ -178,11 +178,17 @@ export interface OpenOptions {
   /** `normal` survives any process crash; `full` also survives power loss, at a cost per commit. */
   readonly synchronous: 'normal' | 'full';
   readonly migrations?: readonly Migration[];
+  /** `true`: also make an existing empty file a store; `false`: never create the file; default: create it when missing. */
+  readonly create?: boolean;
 }
 
-/** Opens (creating file and parent directories on first use) and migrates a store database. */
-export function openDatabase({ path, busyTimeoutMs, synchronous, migrations = MIGRATIONS }: OpenOptions): DatabaseSync {
+/**
+ * Opens (creating file and parent directories on first use) and migrates a store database. A file
+ * that is not a store is refused before anything is written to it (checkStoreFile, ADR 0115).
+ */
+export function openDatabase({ path, busyTimeoutMs, synchronous, migrations = MIGRATIONS, create }: OpenOptions): DatabaseSync {
   const sqlite = loadNodeSqlite(path);
+  checkStoreFile(path, sqlite, { create, latestVersion: migrations[migrations.length - 1]?.version ?? 0 });
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let database: DatabaseSync | undefined;
   try {

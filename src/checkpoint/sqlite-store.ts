@@ -32,6 +32,11 @@ export interface SqliteStoreOptions {
    * of the machine. `full`: commits also survive power loss, at an fsync per commit (ADR/0022).
    */
   readonly synchronous?: 'normal' | 'full';
+  /**
+   * Default: create the file when it does not exist, and refuse an existing empty (zero-byte) file.
+   * `true`: also make an existing empty file a store. `false`: never create; a missing file is an error (ADR 0115).
+   */
+  readonly create?: boolean;
 }
 
 export interface SqliteStore extends SynchronousStore, ControlChannel {
@@ -55,7 +60,7 @@ type Row = Record<string, unknown>;
 export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   const settings = validateOptions(options);
   const path = settings.path === ':memory:' ? ':memory:' : resolve(settings.path);
-  const database: DatabaseSync = openDatabase({ path, busyTimeoutMs: settings.busyTimeoutMs, synchronous: settings.synchronous });
+  const database: DatabaseSync = openDatabase({ path, busyTimeoutMs: settings.busyTimeoutMs, synchronous: settings.synchronous, ...(settings.create === undefined ? {} : { create: settings.create }) });
   const statements = prepareStatements(database);
   const keys = new Map<string, number>();
 
@@ -243,7 +248,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 
-function validateOptions(options: SqliteStoreOptions): Required<SqliteStoreOptions> {
+function validateOptions(options: SqliteStoreOptions): Required<Omit<SqliteStoreOptions, 'create'>> & Pick<SqliteStoreOptions, 'create'> {
   const issues: { path: string; message: string }[] = [];
   const value = (typeof options === 'object' && options !== null ? options : {}) as Partial<SqliteStoreOptions>;
   if (typeof value.path !== 'string' || value.path.trim() === '') issues.push({ path: 'path', message: 'must be a non-empty file path (or ":memory:")' });
@@ -251,6 +256,7 @@ function validateOptions(options: SqliteStoreOptions): Required<SqliteStoreOptio
   if (typeof busy !== 'number' || !Number.isInteger(busy) || busy < 0) issues.push({ path: 'busyTimeoutMs', message: 'must be a non-negative integer (milliseconds)' });
   const synchronous = value.synchronous ?? 'normal';
   if (synchronous !== 'normal' && synchronous !== 'full') issues.push({ path: 'synchronous', message: 'must be "normal" or "full"' });
+  if (value.create !== undefined && typeof value.create !== 'boolean') issues.push({ path: 'create', message: 'must be true or false' });
   if (issues.length > 0) throw new ConfigError({ message: 'Invalid sqliteStore options', issues });
-  return { path: value.path as string, busyTimeoutMs: busy, synchronous };
+  return { path: value.path as string, busyTimeoutMs: busy, synchronous, ...(value.create === undefined ? {} : { create: value.create }) };
 }

@@ -87,6 +87,7 @@ async function readProgress(
   const eventSeq = checkpoint?.view.eventSeq ?? 0;
   const later = await store.readEvents(runId, eventSeq);
   const lastEventSeq = later.length === 0 ? eventSeq : later[later.length - 1]!.seq;
+  if (checkpoint === undefined) refuseLostCheckpoints(runId, later, store.kind);
   const saved = checkpoint?.view.progress;
   // Only a traced resume reads the whole log, for the trace context its last segment saved.
   const previousTraceParent = deps.tracing?.active() === true ? lastTraceParent(await store.readEvents(runId, 0)) : undefined;
@@ -107,4 +108,20 @@ async function readProgress(
         ? []
         : [`run ${runId} was started with different options (digest ${record.optionsDigest.slice(0, 12)}…, now ${digest.slice(0, 12)}…); resuming anyway`],
   };
+}
+
+/**
+ * A run with no checkpoint may be resumed from its first task only when it never saved one. When
+ * its event log says a checkpoint was saved, the checkpoints were lost (rows deleted, a file
+ * restored from an older copy): that is damage, never a fresh start (ADR 0115).
+ */
+function refuseLostCheckpoints(runId: string, events: readonly KernelEvent[], storeKind: string): void {
+  const saved = events.filter((event) => event.type === 'checkpoint_saved');
+  if (saved.length === 0) return;
+  const last = saved[saved.length - 1]!;
+  throw new RunError({
+    code: 'checkpoint_corrupt',
+    runId,
+    message: `run ${runId}: its event log records ${saved.length} saved checkpoint(s) (the last at event #${last.seq}) but the ${storeKind} store holds none; the checkpoints are lost or damaged, so the run is not restarted from its first task`,
+  });
 }
