@@ -33,6 +33,7 @@ import {
   enqueueMessage,
   markResumePoint,
   deadlineStop,
+  toolCallsWhenCut,
   finalizeTask,
   finishTurn,
   hasToolCalls,
@@ -152,19 +153,25 @@ const startTurn = turnSetup.enqueueActions(({ context, check, enqueue: queue }) 
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
   context: ({ input }) => initialTurnContext(input),
+  // The task's start is reported here, before TURN_INIT reports its first turn: on a resume the
+  // workflow enters TASK_EXECUTE in its initial step, and its own entry actions would run after ours.
+  entry: {
+    type: 'report',
+    params: ({ context }) => ({ type: 'task_start', taskId: context.task.id, taskIndex: context.task.index, description: context.task.description }),
+  },
   invoke: [
     { id: 'model', src: 'modelCaller', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
     { id: 'tools', src: 'toolRunner', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
     { id: 'stop', src: 'innerStopEvaluator', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
   ],
   after: {
-    taskDeadline: { target: '.DONE', actions: assign(({ context }) => ({ stop: deadlineStop(context) })) },
+    taskDeadline: { target: '.DONE', actions: assign(({ context }) => ({ stop: deadlineStop(context), toolCalls: toolCallsWhenCut(context) })) },
   },
   on: {
     STEER: { actions: assign(({ context, event }) => enqueueMessage(context, 'steering', event.message)) },
     FOLLOW_UP: { actions: assign(({ context, event }) => enqueueMessage(context, 'followUp', event.message)) },
     CLEAR_QUEUE: { actions: assign(({ context, event }) => clearMessages(context, event.queue)) },
-    CANCEL: { target: '.DONE', actions: assign(({ event }) => ({ stop: event.stop })) },
+    CANCEL: { target: '.DONE', actions: assign(({ context, event }) => ({ stop: event.stop, toolCalls: toolCallsWhenCut(context) })) },
     CHECKPOINT_FAILED: {
       target: '.DONE',
       actions: assign(({ event }) => ({ stop: { reason: 'error', detail: `checkpoint failed: ${event.message}`, at: event.at } })),
@@ -217,6 +224,7 @@ export const turnMachine = turnSetup.createMachine({
         };
       }),
       on: {
+        TOOL_STARTED: { actions: assign(({ context }) => ({ current: { ...context.current, toolsStarted: context.current.toolsStarted + 1 } })) },
         TOOLS_DONE: { target: 'OBSERVE', actions: assign(({ context, event }) => observeToolResults(context, event.results, event.at)) },
         TOOLS_FAILED: {
           target: 'OBSERVE',

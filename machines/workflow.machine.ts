@@ -186,15 +186,8 @@ export const workflowMachine = workflowSetup.createMachine({
       },
     },
     TASK_EXECUTE: {
-      entry: {
-        type: 'report',
-        params: ({ context }) => ({
-          type: 'task_start',
-          taskId: context.active!.task.id,
-          taskIndex: context.active!.task.index,
-          description: context.active!.task.description,
-        }),
-      },
+      // `task_start` is reported by the task loop itself, first thing (turn machine's entry), so it
+      // precedes the task's turns even when a resume enters this state in the initial step.
       invoke: {
         id: 'task',
         src: 'taskLoop',

@@ -89,6 +89,8 @@ export interface CurrentTurn {
   readonly failure: PendingFailure | undefined;
   /** Set once the model asked for tools: where a task parked for approval resumes (at ACT). */
   readonly resumeAt: TaskResumePoint | undefined;
+  /** Calls of this turn's batch that started (TOOL_STARTED): counted in `toolCalls` when a deadline or cancel cuts the batch. */
+  readonly toolsStarted: number;
 }
 
 /** What does not change while a task segment runs. */
@@ -202,6 +204,8 @@ export interface StopEvaluateRequest {
 export type TurnEvent =
   | { readonly type: 'MODEL_DONE'; readonly result: ModelResult; readonly at: number }
   | { readonly type: 'TOOLS_DONE'; readonly results: readonly ToolResult[]; readonly at: number }
+  /** A call of the running batch started (it uses a tool-call slot even if the batch is cut). */
+  | { readonly type: 'TOOL_STARTED' }
   | { readonly type: 'TOOLS_FAILED'; readonly failure: PendingFailure; readonly results: readonly ToolResult[]; readonly at: number }
   | { readonly type: 'STOP_DECIDED'; readonly stop: StopCondition | undefined; readonly at: number }
   | { readonly type: 'CHECKPOINT_FAILED'; readonly message: string; readonly at: number }

@@ -56,7 +56,12 @@ export function storeListener(store: CheckpointStore, fail: (detail: string) => 
     updates = undefined;
     append(deltas.length === 1 ? last : { ...last, delta: deltas.join('') });
   };
+  let closed = false;
   return (event) => {
+    // workflow_end is the last stored event of a segment: whatever a late tool, gate or hook
+    // reports after it (and a final error) reaches live listeners only (ADR 0116).
+    if (closed) return;
+    if (event.type === 'workflow_end') closed = true;
     if (failed) {
       if (explained || event.type !== 'error' || event.scope !== 'store') return;
       explained = true;

@@ -109,8 +109,9 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       progress: plan.progress,
       ...(plan.checkpoint === undefined ? {} : { base: plan.checkpoint }),
     }),
+    // A service that reports after the run ended (a gate or tool that ignored its signal) is ignored.
     emit: (body) => {
-      sink.emit(body);
+      if (!ended) sink.emit(body);
     },
     fail: (detail) => abortWith({ reason: 'error', detail, at: clock.now() }),
   };

@@ -42,7 +42,7 @@ export function initialTurnContext(input: TurnInput): TurnContext {
 }
 
 function newTurn(turn: number, startedAt: number, wrapUp: boolean): CurrentTurn {
-  return { turn, startedAt, wrapUp, result: undefined, toolResults: undefined, failure: undefined, resumeAt: undefined };
+  return { turn, startedAt, wrapUp, result: undefined, toolResults: undefined, failure: undefined, resumeAt: undefined, toolsStarted: 0 };
 }
 
 /**
@@ -245,6 +245,14 @@ export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutp
   // unfinished turn from the last completed one.
   const parked = stop.reason === 'awaiting_approval' ? context.current.resumeAt : undefined;
   return { result, delivered: context.inbox.delivered, modelCallIndex: context.modelCallIndex, resumePoint: parked ?? context.resumePoint };
+}
+
+/**
+ * The task's tool-call count when a deadline or cancel cuts the turn: the calls of a batch that
+ * started count even though the batch never reported (a tool that ran is a tool call).
+ */
+export function toolCallsWhenCut(context: TurnContext): number {
+  return context.current.toolResults === undefined ? context.toolCalls + context.current.toolsStarted : context.toolCalls;
 }
 
 export function deadlineStop(context: TurnContext): StopCondition {

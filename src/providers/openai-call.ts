@@ -193,7 +193,9 @@ function describeFault(error: unknown): WireFault {
     const body = error.error as { message?: unknown } | undefined;
     const message = typeof body?.message === 'string' ? body.message : error.message;
     if (error.status === undefined) return { kind: 'stream_error', message };
-    return { kind: 'status', status: error.status, apiCode: typeof error.code === 'string' ? error.code : undefined, message };
+    // The SDK does not retry when the server says so; the failure message must not claim it did.
+    const shouldRetry = (error.headers as { get?: (name: string) => string | null } | undefined)?.get?.('x-should-retry');
+    return { kind: 'status', status: error.status, apiCode: typeof error.code === 'string' ? error.code : undefined, message, ...(shouldRetry === 'false' ? { retryRefused: true } : {}) };
   }
   if (error instanceof SyntaxError) return { kind: 'malformed', message: error.message };
   return { kind: 'other', message: describe(error) };

@@ -27,7 +27,7 @@ export type OpenAIFailureCode =
 /** What went wrong, independent of the SDK's classes. */
 export type WireFault =
   /** The server answered with an error status (after the SDK's retries, for retryable ones). */
-  | { readonly kind: 'status'; readonly status: number; readonly apiCode: string | undefined; readonly message: string }
+  | { readonly kind: 'status'; readonly status: number; readonly apiCode: string | undefined; readonly message: string; readonly retryRefused?: true }
   /** The server sent an error object inside an otherwise successful stream. */
   | { readonly kind: 'stream_error'; readonly message: string }
   /** No response: refused, reset, DNS, TLS (after the SDK's retries; `retried: false` when a refusal stopped them). */
@@ -107,7 +107,7 @@ export function toFailure(fault: WireFault, context: FailureContext): ModelFailu
   const retries = context.maxRetries === 0 ? 'with retries disabled' : `after retrying up to ${context.maxRetries} time${context.maxRetries === 1 ? '' : 's'}`;
   switch (fault.kind) {
     case 'status':
-      return statusFailure(fault, context, retries);
+      return statusFailure(fault, context, fault.retryRefused === true ? 'without retrying (the server sent x-should-retry: false)' : retries);
     case 'stream_error':
       return failure('server_error', `the server reported an error inside the stream: ${fault.message}`, secrets);
     case 'connection':

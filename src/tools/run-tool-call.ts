@@ -26,6 +26,8 @@ export interface ToolCallScope {
   readonly spent: { readonly tokens: number; readonly costUsd: number };
   /** Aborts when the task stops or another call of the batch failed a hook. */
   readonly signal: AbortSignal;
+  /** Told when the call starts (after `tool_execution_start`): it uses a slot even if the turn is cut. */
+  readonly onStart?: () => void;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise
   };
   const onCancel = () => end({ result: CANCELLED, isError: true, executed: true });
   run.emit({ type: 'tool_execution_start', ...turnScope, toolCallId: call.id, name: call.name, args: call.args });
+  scope.onStart?.();
   if (scope.signal.aborted) onCancel();
   else scope.signal.addEventListener('abort', onCancel, { once: true });
   try {

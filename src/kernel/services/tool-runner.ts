@@ -6,7 +6,7 @@ import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry } from '../run-runtime.js';
 
-type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' }>;
+type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' | 'TOOL_STARTED' }>;
 
 /**
  * The tool runner: one long-lived actor per task. Each `tools.run` request runs one turn's
@@ -21,7 +21,10 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
     receive((request) => {
       controller ??= new AbortController();
       const current = controller;
-      const scope = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent };
+      const onStart = () => {
+        if (!current.signal.aborted) sendBack({ type: 'TOOL_STARTED' });
+      };
+      const scope = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent, onStart };
       void runToolBatch(request.calls, request.slots, deps.toolExecution, deps.toolConcurrency, scope, current.signal).then((outcome) => {
         if (current.signal.aborted) return;
         const at = deps.clock.now();
