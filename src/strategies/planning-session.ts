@@ -11,6 +11,7 @@ import type { Model, ModelResult } from '../contracts/model.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { WorkflowMetrics } from '../contracts/results.js';
 import type { StrategySpend, TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
+import { checkedModelResult } from '../kernel/services/checked-model-result.js';
 import { describeError } from '../errors.js';
 import type { KernelDeps } from '../kernel/kernel-deps.js';
 import type { RunRuntime } from '../kernel/run-runtime.js';
@@ -78,6 +79,8 @@ export function createPlanningSession(options: {
       } catch (error) {
         result = { type: 'failure', code: 'model_threw', message: describeError(error) };
       }
+      // Planner and classifier usage counts against the budgets too: validated like every model's (ADR 0112).
+      result = checkedModelResult(result, deps.limits);
       const usage = result.type === 'response' ? result.usage : (result.usage ?? { inputTokens: 0, outputTokens: 0 });
       spent = {
         turns: spent.turns + 1,

@@ -42,6 +42,20 @@ describe('usage reported by any provider is validated', () => {
   });
 });
 
+describe('usage reported to a plan strategy', () => {
+  it('a planner reporting negative usage fails as invalid_usage instead of lowering the spend', async () => {
+    const planner: Model = {
+      provider: 'custom',
+      modelId: 'planner',
+      call: async () => ({ type: 'response', text: '1. do it', toolCalls: [], usage: { inputTokens: -1_000_000, outputTokens: 0 }, costUsd: 0, finishReason: 'stop' }),
+    };
+    const result = await runWorkflow({ model: modelReporting({ inputTokens: 1, outputTokens: 1 }), planner, strategy: 'plan_execute', goal: 'do it', tools: [echo], bounds: budget });
+    expect(result.stop.reason).toBe('error');
+    expect(result.stop.detail).toMatch(/invalid_usage/);
+    expect(result.metrics.inputTokens).toBeGreaterThanOrEqual(0);
+  });
+});
+
 describe('usage on the OpenAI wire', () => {
   const model = () => openaiModel({ model: 'test-model', baseURL: server().baseURL, apiKey: 'sk-local', maxRetries: 0 });
   const toolTurn = (usage: Record<string, unknown> | undefined) =>
