@@ -108,7 +108,7 @@ const turnSetup = setup({
 const stopOnServiceError = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
   const detail = `internal: ${describeError((event as { error?: unknown }).error)}`;
   queue({ type: 'report', params: { type: 'error', scope: 'internal', message: detail, taskId: context.task.id, taskIndex: context.task.index } });
-  queue.assign({ stop: { reason: 'error', detail, at: context.lastAt } });
+  queue.assign({ stop: { reason: 'error', code: 'internal_error', detail, at: context.lastAt } });
 });
 
 /** The compactor threw: report it now; the turn's CHECK_STOP ends the task `error` with the same text. */
@@ -174,7 +174,7 @@ export const turnMachine = turnSetup.createMachine({
     CANCEL: { target: '.DONE', actions: assign(({ context, event }) => ({ stop: event.stop, toolCalls: toolCallsWhenCut(context) })) },
     CHECKPOINT_FAILED: {
       target: '.DONE',
-      actions: assign(({ event }) => ({ stop: { reason: 'error', detail: `checkpoint failed: ${event.message}`, at: event.at } })),
+      actions: assign(({ event }) => ({ stop: { reason: 'error', code: 'checkpoint_failed', detail: `checkpoint failed: ${event.message}`, at: event.at } })),
     },
   },
   initial: 'TURN_INIT',

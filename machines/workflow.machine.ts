@@ -11,6 +11,7 @@
  */
 import { describeError } from '../src/errors.js';
 import { and, assign, fromPromise, sendTo, setup, stateIn } from 'xstate';
+import { errorCodeOfScope } from '../src/contracts/error-codes.js';
 import type { ErrorScope, KernelEventBody } from '../src/contracts/events.js';
 import type { TurnOutput } from '../src/contracts/turn-protocol.js';
 import type {
@@ -79,7 +80,7 @@ function failWith(scope: ErrorScope, what: string) {
     const detail = `${what}: ${describeError((event as { error?: unknown }).error)}`;
     const task = context.active?.task ?? taskOfResult(context.results[context.results.length - 1]);
     enqueue({ type: 'report', params: { type: 'error', scope, message: detail, ...(task === undefined ? {} : { taskId: task.id, taskIndex: task.index }) } });
-    enqueue.assign({ stop: { reason: 'error', detail, at: context.lastAt } });
+    enqueue.assign({ stop: { reason: 'error', code: errorCodeOfScope(scope), detail, at: context.lastAt } });
   });
 }
 
@@ -95,14 +96,14 @@ const checkpointFailed = workflowSetup.enqueueActions(({ context, event, enqueue
     const detail = `checkpoint failed: ${cause}`;
     const task = taskOfResult(last);
     enqueue({ type: 'report', params: { type: 'error', scope: 'checkpoint', message: detail, ...(task === undefined ? {} : { taskId: task.id, taskIndex: task.index }) } });
-    enqueue.assign({ stop: { reason: 'error', detail, at: context.lastAt } });
+    enqueue.assign({ stop: { reason: 'error', code: 'checkpoint_failed', detail, at: context.lastAt } });
     return;
   }
   enqueue({
     type: 'report',
     params: { type: 'warning', message: `checkpoint failed after task "${last.taskId}" stopped error: ${cause}`, taskId: last.taskId, taskIndex: last.index },
   });
-  enqueue.assign({ stop: { reason: 'error', detail: `task "${last.taskId}" stopped: ${last.stop.detail}`, at: context.lastAt } });
+  enqueue.assign({ stop: { reason: 'error', code: last.stop.code ?? 'checkpoint_failed', detail: `task "${last.taskId}" stopped: ${last.stop.detail}`, at: context.lastAt } });
 });
 
 function taskOfResult(result: WorkflowContext['results'][number] | undefined): { id: string; index: number } | undefined {

@@ -15,7 +15,7 @@ export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing,
 export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdkFailureCode } from './providers/ai-sdk-model.js';
 
 export { defineTool } from './tools/define-tool.js';
-export { mcpTools, McpError, type McpErrorCode, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
+export { mcpTools, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
 export { calculatorTool } from './tools/builtin/calculator.js';
 export { currentTimeTool } from './tools/builtin/current-time.js';
 export { listFilesTool, readFileTool, type FileToolOptions } from './tools/builtin/file-tools.js';
@@ -33,8 +33,6 @@ export { approveRun, cancelRun, steerRun } from './control/run-control.js';
 export type { ApproveOptions } from './control/run-control.js';
 export type { ControlChannel, ControlCommand } from './contracts/control.js';
 export type { PostgresConnection, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres-store.js';
-export { StoreError } from './checkpoint/store-error.js';
-export type { StoreErrorCode } from './checkpoint/store-error.js';
 export { keepRecentTurns } from './compaction/keep-recent-turns.js';
 export type { KeepRecentTurnsOptions } from './compaction/keep-recent-turns.js';
 
@@ -83,10 +81,11 @@ export type { ActiveTask, WorkflowProgress } from './contracts/workflow-protocol
 export type { RepeatState, TaskResumePoint, TaskSpec, TurnProgress } from './contracts/turn-protocol.js';
 export type { AuditActiveTask, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from './contracts/audit.js';
 export type { DeliveryMode } from './contracts/queues.js';
-export { ConfigError, RunError } from './errors.js';
+export { ConfigError, DualloopError, EngineError, FailureError, McpError, RunError, StoreError, isDualloopError } from './errors.js';
+export type { ErrorFamily, ErrorOfCode } from './errors.js';
+export { ConfigErrorCode, EngineErrorCode, ErrorCode, FailureCode, McpErrorCode, RunErrorCode, StoreErrorCode } from './contracts/error-codes.js';
 export { createEngine } from './engine/create-engine.js';
 export { loopEngine, type LoopEngineOptions } from './engine/loop-engine.js';
-export { EngineError, type EngineErrorCode } from './engine/engine-error.js';
 export { ENGINE_EVENT_TYPES } from './engine/types.js';
 export type { EngineAdapter, EngineEvent, EngineEventType, EngineInput, EngineMetrics, EngineOutput, EngineState } from './engine/types.js';
 export type { ConfigIssue } from './errors.js';

@@ -11,6 +11,7 @@
 import { CHECKPOINT_VERSION, type CheckpointEntry, type CheckpointKind } from '../contracts/checkpoint.js';
 import type { TaskResult } from '../contracts/results.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
+import { FailureError } from '../errors.js';
 import type { TurnCheckpoint } from '../contracts/turn-protocol.js';
 import { EMPTY_PROGRESS, type WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { changeBetween, snapshotOf } from './entry-change.js';
@@ -150,7 +151,10 @@ export class CheckpointWriter {
   private entryFor({ kind, target, position, savedAt, eventSeq, snapshot: forced }: Intent): CheckpointEntry {
     const committed = this.durable.results.length;
     if (target.results.length < committed) {
-      throw new Error(`internal: run ${this.options.runId} would un-commit task results (${target.results.length} < ${committed})`);
+      throw new FailureError({
+        code: 'internal_error',
+        message: `internal: run ${this.options.runId} would un-commit task results (${target.results.length} < ${committed})`,
+      });
     }
     const snapshot = forced || this.legacyBase || kind !== 'turn' || this.sinceSnapshot + 1 >= Math.max(SNAPSHOT_MIN_ENTRIES, this.snapshotTurns);
     return {

@@ -1,5 +1,4 @@
-import { describeError } from '../errors.js';
-import { StoreError } from './store-error.js';
+import { describeError, StoreError } from '../errors.js';
 
 /** SQLSTATE of a unique violation: a run id or a row another writer took first. */
 export const UNIQUE_VIOLATION = '23505';

@@ -5,7 +5,7 @@ import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
-import { ConfigError, RunError } from '../errors.js';
+import { ConfigError, RunError, StoreError } from '../errors.js';
 import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
@@ -16,7 +16,6 @@ import type { ControlChannel } from '../contracts/control.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { AUDITED_EVENT_TYPES } from './sqlite-statements.js';
-import { StoreError } from './store-error.js';
 
 export type PostgresConnection = { readonly connectionString: string } | { readonly pool: Pool };
 

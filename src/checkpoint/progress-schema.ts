@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { InnerBoundsSchema } from '../contracts/bounds.js';
 import { MessageSchema, ToolCallSchema } from '../contracts/message-schema.js';
+import { ErrorCode } from '../contracts/error-codes.js';
 import { StopReason } from '../contracts/stop.js';
 
 export const UsageSchema = z.object({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() });
@@ -12,6 +13,8 @@ export const UsageSchema = z.object({ inputTokens: z.number().nonnegative(), out
 export const StopConditionSchema = z.object({
   reason: StopReason,
   detail: z.string(),
+  // A code a newer dualloop wrote is dropped, not a corrupt checkpoint.
+  code: ErrorCode.optional().catch(undefined),
   bound: z.object({ name: z.string(), limit: z.number(), value: z.number() }).optional(),
   at: z.number(),
 });

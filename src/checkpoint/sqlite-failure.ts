@@ -1,5 +1,4 @@
-import { describeError } from '../errors.js';
-import { StoreError } from './store-error.js';
+import { describeError, StoreError } from '../errors.js';
 
 // SQLite result codes (primary codes; extended codes keep them in the low byte).
 const SQLITE_CORRUPT = 11;

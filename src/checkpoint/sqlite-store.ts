@@ -7,7 +7,7 @@ import type { CheckpointEntry } from '../contracts/checkpoint.js';
 import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
-import { ConfigError, RunError } from '../errors.js';
+import { ConfigError, RunError, StoreError } from '../errors.js';
 import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
@@ -19,7 +19,6 @@ import { describeSqliteFailure } from './sqlite-failure.js';
 import { SqliteWriteBehind } from './sqlite-write-behind.js';
 import { openDatabase } from './sqlite-schema.js';
 import { AUDITED_EVENT_TYPES, prepareStatements } from './sqlite-statements.js';
-import { StoreError } from './store-error.js';
 import type { SynchronousStore } from './synchronous-store.js';
 
 export interface SqliteStoreOptions {

@@ -1,9 +1,12 @@
+import type { ErrorCode, ErrorScope } from './error-codes.js';
 import type { FinishReason } from './model.js';
 import type { ForkOrigin } from './fork.js';
 import type { QueueName } from './queues.js';
 import type { StopCondition } from './stop.js';
 import type { TurnResult, WorkflowMetrics } from './results.js';
 import type { Usage } from './usage.js';
+
+export type { ErrorScope } from './error-codes.js';
 
 /** Counters of one task at the moment it stopped. */
 export interface TaskCounters {
@@ -97,7 +100,15 @@ export type KernelEventBody =
       readonly replansUsed: number;
     }
   | { readonly type: 'strategy_selected'; readonly strategy: 'react' | PlanStrategyName; readonly reason: string; readonly by: 'rules' | 'classifier' }
-  | { readonly type: 'error'; readonly scope: ErrorScope; readonly message: string; readonly taskId?: string; readonly taskIndex?: number }
+  | {
+      readonly type: 'error';
+      readonly scope: ErrorScope;
+      /** From the closed `ErrorCode` union (docs/errors.md); the sink sets the scope's code when the emitter names none. */
+      readonly code?: ErrorCode;
+      readonly message: string;
+      readonly taskId?: string;
+      readonly taskIndex?: number;
+    }
   | { readonly type: 'warning'; readonly message: string; readonly taskId?: string; readonly taskIndex?: number };
 
 /** The strategies that plan (src/strategies/); `auto` picks one of them or `react`. */
@@ -108,22 +119,6 @@ export interface PlanStepView {
   readonly description: string;
 }
 
-/**
- * The part whose failure an `error` event reports (docs/events.md lists them). Every run or task that
- * ends `error` has exactly one `error` event naming the part, emitted before its `task_end`/`workflow_end`.
- * - `model`: the model (or planner) call failed or threw.
- * - `tool`: reserved for tool failures that end a task; a throwing tool is an error tool result instead.
- * - `hook`: `beforeToolCall`, `afterToolCall` or `transformContext` threw.
- * - `checkpoint`: saving a checkpoint or the final result failed (`store.saveCheckpoint`, `store.saveResult`).
- * - `store`: any other store write or read the run needs (`appendEvent`, `recordToolResult`, the run
- *   record, the lease).
- * - `policy`: a policy gate (`checkTask`, `checkToolCall`) threw.
- * - `stop_evaluator`: a user stop evaluator or `shouldStopAfterTurn` threw.
- * - `compactor`: the compactor threw.
- * - `listener`: something the kernel reports to threw: the `logger` or the `inspect` observer.
- * - `internal`: a bug in dualloop itself.
- */
-export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'store' | 'policy' | 'stop_evaluator' | 'compactor' | 'listener' | 'internal';
 
 export interface EventStamp {
   readonly runId: string;
@@ -133,7 +128,8 @@ export interface EventStamp {
   readonly at: number;
 }
 
-type Stamped<T> = T extends unknown ? T & EventStamp : never;
+/** A stamped `error` event always carries its code. */
+type Stamped<T> = T extends { readonly type: 'error' } ? T & EventStamp & { readonly code: ErrorCode } : T extends unknown ? T & EventStamp : never;
 
 export type KernelEvent = Stamped<KernelEventBody>;
 export type KernelEventType = KernelEvent['type'];

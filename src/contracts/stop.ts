@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ErrorCode } from './error-codes.js';
 
 /**
  * The closed set of reasons a loop may end with. Both loops end with exactly one of these;
@@ -33,6 +34,8 @@ export interface StopBound {
 export interface StopCondition {
   readonly reason: StopReason;
   readonly detail: string;
+  /** With reason `error`: what failed, from the closed `ErrorCode` union (docs/errors.md). */
+  readonly code?: ErrorCode;
   readonly bound?: StopBound;
   /** Epoch milliseconds from the injected clock. */
   readonly at: number;

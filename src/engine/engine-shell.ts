@@ -1,5 +1,5 @@
 import type { Message } from '../contracts/messages.js';
-import { EngineError } from './engine-error.js';
+import { EngineError } from '../errors.js';
 import { startingTranscript } from './engine-input.js';
 import { engineState, parseEngineState } from './engine-state.js';
 import type { EngineAdapter, EngineEvent, EngineOutput } from './types.js';

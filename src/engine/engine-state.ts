@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MessageSchema } from '../contracts/message-schema.js';
 import type { Message } from '../contracts/messages.js';
-import { EngineError } from './engine-error.js';
+import { EngineError } from '../errors.js';
 import type { EngineState } from './types.js';
 
 /** Current version of the engine state format; a newer one is refused, never guessed at. */

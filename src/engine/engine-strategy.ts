@@ -14,7 +14,7 @@ export function engineStrategy(transcripts: ReadonlyMap<string, readonly Message
       const transcript = transcripts.get(run.runId);
       if (input.results.length > 0) return { kind: 'stop', stop: { reason: 'goal_achieved', detail: 'the engine task finished', at: deps.clock.now() } };
       if (task === undefined || transcript === undefined) {
-        return { kind: 'stop', stop: { reason: 'error', detail: `internal: engine run ${run.runId} has no task or transcript`, at: deps.clock.now() } };
+        return { kind: 'stop', stop: { reason: 'error', code: 'internal_error', detail: `internal: engine run ${run.runId} has no task or transcript`, at: deps.clock.now() } };
       }
       const fresh = freshActiveTask(task, undefined);
       return { kind: 'task', active: { ...fresh, point: { ...fresh.point, progress: { ...fresh.point.progress, messages: transcript } } } };

@@ -14,7 +14,7 @@ import type { Model } from '../contracts/model.js';
 import type { StopReason } from '../contracts/stop.js';
 import type { Tool } from '../contracts/tool.js';
 import { addUsage, ZERO_USAGE, type Usage } from '../contracts/usage.js';
-import { ConfigError, describeError, type ConfigIssue } from '../errors.js';
+import { ConfigError, describeError, FailureError, type ConfigIssue } from '../errors.js';
 import { toolListIssues } from '../tools/define-tool.js';
 import { createEngineShell, type EngineRun, type RunEvent } from './engine-shell.js';
 import { EventChannel } from './event-channel.js';
@@ -121,7 +121,7 @@ export function loopEngine(options: LoopEngineOptions): EngineAdapter {
         signal?.removeEventListener('abort', onAbort);
         channel.close();
       });
-    return { events: channel, finished, cancel: () => controller.abort(new Error('the stream was closed by its consumer')) };
+    return { events: channel, finished, cancel: () => controller.abort(new FailureError({ code: 'run_ended', message: 'the stream was closed by its consumer' })) };
   };
 
   return createEngineShell('loop', options.system, start);

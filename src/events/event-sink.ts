@@ -1,3 +1,4 @@
+import { errorCodeOfScope } from '../contracts/error-codes.js';
 import type { KernelEvent, KernelEventBody } from '../contracts/events.js';
 import type { EventRedaction } from '../redaction/event-redaction.js';
 
@@ -51,6 +52,8 @@ export class EventSink {
     stamp.runId = this.runId;
     stamp.seq = this.seq;
     stamp.at = this.now();
+    // Every reported error carries a code (ADR/0170): the failed part's, unless the emitter named one.
+    if (stamp.type === 'error' && stamp.code === undefined) (stamp as { code?: string }).code = errorCodeOfScope(stamp.scope);
     return stamp as KernelEvent;
   }
 

@@ -1,5 +1,5 @@
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
-import { RunError } from '../errors.js';
+import { FailureError, isDualloopError, RunError } from '../errors.js';
 
 /**
  * The lease a run's writes are made under (ADR/0180): its fencing token once the store granted
@@ -23,7 +23,7 @@ export class RunFence {
   tokenOrPromise(): MaybePromise<number> {
     if (this.token !== undefined) return this.token;
     if (this.waiting !== undefined) return this.waiting;
-    throw new Error(`internal: run ${this.runId} writes before its lease was taken`);
+    throw new FailureError({ code: 'internal_error', message: `internal: run ${this.runId} writes before its lease was taken` });
   }
 
   refusal(): RunError {
@@ -31,7 +31,8 @@ export class RunFence {
   }
 }
 
-const isLeaseLost = (error: unknown): boolean => error instanceof RunError && error.code === 'lease_lost';
+// The store may come from another copy of dualloop: the brand, not `instanceof`.
+const isLeaseLost = (error: unknown): boolean => isDualloopError(error, 'lease_lost');
 
 /**
  * The store as one run's writes see it: every write carries the run's fencing token; once the

@@ -11,7 +11,7 @@ import type { OuterBounds } from '../contracts/bounds.js';
 import { formatForkPoint, type ForkOptions, type ForkOrigin, type ForkPoint } from '../contracts/fork.js';
 import type { RunRecord } from '../contracts/store.js';
 import { EMPTY_PROGRESS, type WorkflowProgress } from '../contracts/workflow-protocol.js';
-import { RunError } from '../errors.js';
+import { isDualloopError, RunError } from '../errors.js';
 import { applyForkEdit } from './fork-edit.js';
 import { describeForkPoints, findForkPoint, forkPoints } from './fork-points.js';
 import type { KernelDeps } from './kernel-deps.js';
@@ -93,7 +93,7 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
       forkOf,
     });
   } catch (error) {
-    if (error instanceof RunError) throw error;
+    if (isDualloopError(error)) throw error;
     throw new RunError({ code: 'run_exists', runId, message: `run ${runId} cannot be created: ${(error as Error).message}`, cause: error });
   }
   const lease = await acquireRunLease(store, runId, request.holder, deps.leaseMs);

@@ -1,6 +1,7 @@
 import { createActor } from 'xstate';
 import type { OuterBounds } from '../contracts/bounds.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
+import { errorCodeOfScope } from '../contracts/error-codes.js';
 import type { ForkOrigin } from '../contracts/fork.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { QueueName } from '../contracts/queues.js';
@@ -72,16 +73,17 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   // by one `error` event naming the part (the machines report their own actors' failures).
   const failRun = (scope: ErrorScope, detail: string) => {
     if (ended || fence.lost) return;
-    sink.emit({ type: 'error', scope, message: detail });
-    abortWith({ reason: 'error', detail, at: clock.now() });
+    const code = errorCodeOfScope(scope);
+    sink.emit({ type: 'error', scope, code, message: detail });
+    abortWith({ reason: 'error', code, detail, at: clock.now() });
   };
   // Another process holds the run now: stop at once, write nothing more (the store refuses it
   // anyway), and end here with `error` / `lease_lost`, explained by an event this process alone sees.
   const loseLease = (detail: string) => {
     if (ended) return;
     fence.lost = true;
-    sink.emit({ type: 'error', scope: 'store', message: detail });
-    abortWith({ reason: 'error', detail: 'lease_lost', at: clock.now() });
+    sink.emit({ type: 'error', scope: 'store', code: 'lease_lost', message: detail });
+    abortWith({ reason: 'error', code: 'lease_lost', detail: 'lease_lost', at: clock.now() });
   };
   const store = fencedStore(deps.store, fence, loseLease);
   if (deps.logger !== undefined) {
@@ -113,7 +115,6 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     emit: (body) => {
       if (!ended) sink.emit(body);
     },
-    fail: (detail) => abortWith({ reason: 'error', detail, at: clock.now() }),
   };
   registry.set(runId, runtime);
 
@@ -151,7 +152,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
         runId,
         // However the stop reached the machines (a task's halt wraps it), a lost lease ends the run
         // here with exactly that: another process holds the run now.
-        stop: fence.lost && output.stop.reason === 'error' ? { ...output.stop, detail: 'lease_lost' } : output.stop,
+        stop: fence.lost && output.stop.reason === 'error' ? { ...output.stop, code: 'lease_lost', detail: 'lease_lost' } : output.stop,
         tasks: output.results,
         metrics: { ...output.metrics, runtimeMs: Math.max(output.metrics.runtimeMs, plan.progress.elapsedMs + (clock.now() - startedAt)) },
       });
@@ -170,7 +171,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       complete: () => void finish(actor.getSnapshot().output as WorkflowOutput),
       error: (error) =>
         void finish({
-          stop: { reason: 'error', detail: `internal: ${describeError(error)}`, at: clock.now() },
+          stop: { reason: 'error', code: 'internal_error', detail: `internal: ${describeError(error)}`, at: clock.now() },
           results: plan.progress.results,
           metrics: plan.progress.metrics,
           queues: plan.progress.queues,

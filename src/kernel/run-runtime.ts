@@ -1,3 +1,4 @@
+import { FailureError } from '../errors.js';
 import type { KernelEventBody } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
@@ -24,14 +25,12 @@ export interface RunRuntime {
   /** Writes the run's checkpoints, in order: the only writer of its history (ADR/0120). */
   readonly checkpoints: CheckpointWriter;
   emit(body: KernelEventBody): void;
-  /** A store write failed: stop the run `error` with this detail. */
-  fail(detail: string): void;
 }
 
 export type RunRegistry = Map<string, RunRuntime>;
 
 export function runtimeOf(registry: RunRegistry, runId: string): RunRuntime {
   const runtime = registry.get(runId);
-  if (runtime === undefined) throw new Error(`internal: no runtime registered for run ${runId}`);
+  if (runtime === undefined) throw new FailureError({ code: 'internal_error', message: `internal: no runtime registered for run ${runId}` });
   return runtime;
 }

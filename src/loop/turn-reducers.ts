@@ -222,7 +222,7 @@ export function recordWrapUp(context: TurnContext, result: ModelResult, at: numb
 
 /** DONE: close a turn cut mid-way, then build the task result. */
 export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutput {
-  const stop: StopCondition = context.stop ?? { reason: 'error', detail: 'internal: task ended without a stop condition', at: fallbackAt };
+  const stop: StopCondition = context.stop ?? { reason: 'error', code: 'internal_error', detail: 'internal: task ended without a stop condition', at: fallbackAt };
   const unfinished = context.turns.length < context.turn && !context.current.wrapUp;
   const turns = unfinished ? [...context.turns, turnResult(context, stop.at, stop)] : context.turns;
   const last = turns[turns.length - 1];

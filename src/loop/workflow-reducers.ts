@@ -162,7 +162,7 @@ export function sessionDeadlineStop(context: WorkflowContext): StopCondition {
 }
 
 export function workflowOutput(context: WorkflowContext): WorkflowOutput {
-  const stop = context.stop ?? { reason: 'error', detail: 'internal: workflow ended without a stop condition', at: context.startedAt };
+  const stop = context.stop ?? { reason: 'error' as const, code: 'internal_error' as const, detail: 'internal: workflow ended without a stop condition', at: context.startedAt };
   return {
     stop,
     results: context.results,

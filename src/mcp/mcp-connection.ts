@@ -1,9 +1,8 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { describeError } from '../errors.js';
+import { describeError, McpError } from '../errors.js';
 import { Redactor } from '../redaction/redactor.js';
 import { expandSecrets } from '../redaction/secret-values.js';
 import { configuredSecrets, type McpServerConfig } from './mcp-config.js';
-import { McpError } from './mcp-error.js';
 
 /** The parts of the MCP client's results dualloop reads. */
 export type McpToolInfo = Awaited<ReturnType<Client['listTools']>>['tools'][number];

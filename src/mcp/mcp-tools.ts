@@ -4,7 +4,6 @@ import { McpServerHandle } from './mcp-connection.js';
 import { dualloopToolName, toDualloopTool } from './mcp-tool.js';
 
 export type { McpHttpServer, McpServerConfig, McpStdioServer, McpToolsOptions } from './mcp-config.js';
-export { McpError, type McpErrorCode } from './mcp-error.js';
 
 /** The tools of a set of MCP servers, and the servers' lifetime. */
 export interface McpToolset {

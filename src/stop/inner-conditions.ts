@@ -3,6 +3,7 @@
  * candidate or nothing; the evaluator keeps the highest-priority candidate (contracts/stop.ts).
  * Bounds compare with `>=`.
  */
+import { errorCodeOfScope } from '../contracts/error-codes.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { InnerStopState } from '../contracts/turn-protocol.js';
 import { totalTokens } from '../contracts/usage.js';
@@ -18,9 +19,9 @@ export interface InnerCheck {
 export type InnerCondition = (check: InnerCheck) => StopCandidate | undefined;
 
 export const failed: InnerCondition = ({ state }) => {
-  if (state.failure !== undefined) return { reason: 'error', detail: `${state.failure.scope} failure: ${state.failure.message}` };
+  if (state.failure !== undefined) return { reason: 'error', code: errorCodeOfScope(state.failure.scope), detail: `${state.failure.scope} failure: ${state.failure.message}` };
   if (state.result?.type === 'response' && state.result.finishReason === 'content_filter') {
-    return { reason: 'error', detail: 'model failure: the output was blocked by the provider content filter (content_filter)' };
+    return { reason: 'error', code: 'model_failed', detail: 'model failure: the output was blocked by the provider content filter (content_filter)' };
   }
   return undefined;
 };

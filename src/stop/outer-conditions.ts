@@ -27,6 +27,7 @@ export function haltedByTask({ results, onTaskStop }: OuterCheck): StopCandidate
   return {
     reason: last.stop.reason,
     detail: `task "${last.taskId}" stopped: ${last.stop.detail}`,
+    ...(last.stop.code === undefined ? {} : { code: last.stop.code }),
     ...(last.stop.bound === undefined ? {} : { bound: last.stop.bound }),
   };
 }

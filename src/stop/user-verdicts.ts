@@ -16,12 +16,12 @@ export async function firstVerdict(
     try {
       verdict = await evaluate();
     } catch (error) {
-      return { reason: 'error', detail: `${label} stop evaluator ${index} threw: ${describeError(error)}` };
+      return { reason: 'error', code: 'stop_evaluator_failed', detail: `${label} stop evaluator ${index} threw: ${describeError(error)}` };
     }
     if (verdict === undefined || verdict === null) continue;
     const reason = StopReason.safeParse(verdict.reason);
     if (!reason.success) {
-      return { reason: 'error', detail: `${label} stop evaluator ${index} returned an unknown reason "${String(verdict.reason)}"` };
+      return { reason: 'error', code: 'stop_evaluator_failed', detail: `${label} stop evaluator ${index} returned an unknown reason "${String(verdict.reason)}"` };
     }
     return { reason: reason.data, detail: verdict.detail ?? `${label} stop evaluator ${index}` };
   }

@@ -44,7 +44,7 @@ export function createAutoStrategy(deps: KernelDeps, candidates: Readonly<Record
     async next(input, run, _deps, signal) {
       if (input.strategy !== undefined) {
         const state = loadState(input.strategy);
-        if (state === undefined) return { kind: 'stop', stop: { reason: 'error', detail: "the auto strategy's saved state is invalid", at: deps.clock.now() } };
+        if (state === undefined) return { kind: 'stop', stop: { reason: 'error', code: 'checkpoint_corrupt', detail: "the auto strategy's saved state is invalid", at: deps.clock.now() } };
         return delegate(state, input, run, signal);
       }
       const session = createPlanningSession({ input, deps, run, signal, counters: { planner: 0, classifier: 0 } });

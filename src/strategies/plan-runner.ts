@@ -60,7 +60,7 @@ export function createPlanStrategy(config: PlanStrategyConfig, deps: KernelDeps)
     name: config.name,
     async next(input, run, _deps, signal) {
       const loaded = parsePlanState(input.strategy);
-      if (!loaded.ok) return { kind: 'stop', stop: { reason: 'error', detail: loaded.problem, at: deps.clock.now() }, strategy: input.strategy };
+      if (!loaded.ok) return { kind: 'stop', stop: { reason: 'error', code: 'checkpoint_corrupt', detail: loaded.problem, at: deps.clock.now() }, strategy: input.strategy };
       const session = createPlanningSession({ input, deps, run, signal, counters: { planner: loaded.state.plannerCalls, classifier: 0 } });
       const pick: Pick = { deps, run, input, session, goal: workflowGoal(deps, run) };
       const step = await advance(config, pick, loaded.state.plan);
@@ -90,9 +90,9 @@ async function makePlan(config: PlanStrategyConfig, pick: Pick): Promise<Step> {
   const budget = sharedBudgetStop(deps.bounds, session.metrics(), 2, 'planning');
   if (budget !== undefined) return stopWith(undefined, budget);
   const reply = await session.call(deps.planner, planMessages(pick.goal, deps.toolDescriptors, config.limits), 'planner');
-  if (!reply.ok) return stopWith(undefined, { reason: 'error', detail: reply.problem });
+  if (!reply.ok) return stopWith(undefined, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parsePlan(reply.text, config.limits);
-  if (!parsed.ok) return stopWith(undefined, { reason: 'error', detail: `the planner's plan is unusable: ${parsed.problem}` });
+  if (!parsed.ok) return stopWith(undefined, { reason: 'error', code: 'plan_invalid', detail: `the planner's plan is unusable: ${parsed.problem}` });
   const steps = parsed.artifact.steps ?? [];
   pick.run.emit({ type: 'plan_created', strategy: config.name, version: 1, steps });
   return { plan: { version: 1, steps, cursor: 0, done: [], replansUsed: 0 } };
@@ -115,9 +115,9 @@ async function replan(config: PlanStrategyConfig, pick: Pick, plan: PlanProgress
   if (budget !== undefined) return stopWith(after, budget);
   const messages = replanMessages({ goal: pick.goal, tools: deps.toolDescriptors, limits: config.limits, plan, failed, maxReplans });
   const reply = await session.call(deps.planner, messages, 'planner (replan)');
-  if (!reply.ok) return stopWith(after, { reason: 'error', detail: reply.problem });
+  if (!reply.ok) return stopWith(after, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parsePlan(reply.text, { min: 1, max: config.limits.max });
-  if (!parsed.ok) return stopWith(after, { reason: 'error', detail: `the planner's revised plan is unusable: ${parsed.problem}` });
+  if (!parsed.ok) return stopWith(after, { reason: 'error', code: 'plan_invalid', detail: `the planner's revised plan is unusable: ${parsed.problem}` });
   const revised: PlanProgress = { version: plan.version + 1, steps: parsed.artifact.steps ?? [], cursor: 0, done: after.done, replansUsed: plan.replansUsed + 1 };
   pick.run.emit({
     type: 'plan_revised',
@@ -137,9 +137,9 @@ async function review(config: PlanStrategyConfig, pick: Pick, plan: PlanProgress
   // Nothing left to revise, or no room for a review and a step: the next step runs as planned.
   if (plan.cursor >= plan.steps.length || sharedBudgetStop(deps.bounds, session.metrics(), 2, 'a review') !== undefined) return { plan };
   const reply = await session.call(deps.planner, reviewMessages({ goal: pick.goal, plan, limits: config.limits }), 'planner (review)');
-  if (!reply.ok) return stopWith(plan, { reason: 'error', detail: reply.problem });
+  if (!reply.ok) return stopWith(plan, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parseReview(reply.text, config.limits);
-  if (!parsed.ok) return stopWith(plan, { reason: 'error', detail: `the planner's review is unusable: ${parsed.problem}` });
+  if (!parsed.ok) return stopWith(plan, { reason: 'error', code: 'plan_invalid', detail: `the planner's review is unusable: ${parsed.problem}` });
   const { steps, summary, reason } = parsed.artifact;
   const last = plan.done.at(-1)!;
   const done = summary === undefined || summary.trim() === '' ? plan.done : [...plan.done.slice(0, -1), { ...last, summary: summary.trim() }];

@@ -1,3 +1,4 @@
+import { FailureError } from '../errors.js';
 import type { GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
 
 const INDENT = '    ';
@@ -11,7 +12,7 @@ export function toMermaid(graph: MachineGraph): string {
   const keys = new Map<string, string>();
   for (const node of graph.nodes) {
     const other = keys.get(node.key);
-    if (other !== undefined) throw new Error(`${graph.id}: states ${other} and ${node.path} share the key ${node.key}; Mermaid needs unique names`);
+    if (other !== undefined) throw new FailureError({ code: 'internal_error', message: `${graph.id}: states ${other} and ${node.path} share the key ${node.key}; Mermaid needs unique names` });
     keys.set(node.key, node.path);
   }
   const keyOf = (path: string) => graph.nodes.find((node) => node.path === path)?.key ?? path;

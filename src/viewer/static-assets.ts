@@ -1,3 +1,4 @@
+import { FailureError } from '../errors.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ const FILES: Readonly<Record<string, { readonly file: string; readonly type: str
 export function findAssetsDirectory(explicit?: string): string {
   const candidates = explicit !== undefined ? [explicit] : [new URL('../../viewer/', import.meta.url), new URL('../../dist/viewer/', import.meta.url)].map((url) => fileURLToPath(url));
   const found = candidates.find((directory) => existsSync(join(directory, 'index.html')));
-  if (found === undefined) throw new Error(`the viewer's page is not built (looked in ${candidates.join(', ')}): run \`npm run build\``);
+  if (found === undefined) throw new FailureError({ code: 'internal_error', message: `the viewer's page is not built (looked in ${candidates.join(', ')}): run \`npm run build\`` });
   return found;
 }
 

@@ -124,6 +124,9 @@ describe('every error end is explained by one error event', () => {
     const errors = events.filter((event): event is Extract<KernelEvent, { type: 'error' }> => event.type === 'error');
     expect(errors.map((event) => event.scope)).toEqual([fault.scope]);
     expect(errors[0]!.message).toContain(fault.cause);
+    // Typed errors (ADR/0170): the event and the stop carry the failed part's code.
+    expect(errors[0]!.code).toBe(`${fault.scope === 'store' ? 'store_call' : fault.scope === 'internal' ? 'internal' : fault.scope}_${fault.scope === 'internal' ? 'error' : 'failed'}`);
+    expect(result.stop.code).toBe(errors[0]!.code);
     const ends = events.filter((event) => (event.type === 'task_end' || event.type === 'workflow_end') && event.stop.reason === 'error');
     expect(ends.map((event) => event.type)).toContain('workflow_end');
     for (const end of ends) expect(errors[0]!.seq).toBeLessThan(end.seq);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EventRedaction } from '../../src/redaction/event-redaction.js';
 import { MAX_REDACTION_DEPTH } from '../../src/redaction/redactor.js';
 import { createRedactor } from '../../src/redaction/secret-values.js';
-import type { KernelEventBody } from 'dualloop';
+import type { KernelEvent, KernelEventBody } from 'dualloop';
 
 /*
  * The redactor itself (ADR/0100): configured values and key-shaped tokens in any field, at any
@@ -71,7 +71,7 @@ describe('the redactor', () => {
         const out: KernelEventBody[] = [];
         for (const delta of pieces) out.push(...redaction.split({ type: 'message_update', ...scope, delta }));
         out.push(...redaction.split({ type: 'message_end', ...scope, text, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, finishReason: 'stop' }));
-        const stamped = out.map((body, seq) => redaction.clean({ ...body, runId: 'r', seq, at: 0 }));
+        const stamped = out.map((body, seq) => redaction.clean({ ...body, runId: 'r', seq, at: 0 } as KernelEvent));
         const deltas = stamped.flatMap((event) => (event.type === 'message_update' ? [event.delta] : []));
         const end = stamped.at(-1)!;
         for (const delta of deltas) expect(delta).not.toContain(secret.slice(-6));

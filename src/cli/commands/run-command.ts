@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, describeError } from '../../errors.js';
+import { ConfigError, describeError, FailureError } from '../../errors.js';
 import type { BoundOverrides } from '../../manifest/bound-overrides.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -43,7 +43,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   const opened = openStore(storePathFor(flags.store, manifestStore, io.cwd), { create: true });
   if (opened === undefined) {
     await mcp.close();
-    throw new Error('unreachable: openStore with create');
+    throw new FailureError({ code: 'internal_error', message: 'unreachable: openStore with create' });
   }
   let watchers: RunWatchers | undefined;
   try {

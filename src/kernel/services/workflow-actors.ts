@@ -9,7 +9,7 @@ import type {
   TaskSourceInput,
   TaskSourceOutput,
 } from '../../contracts/workflow-protocol.js';
-import { describeError } from '../../errors.js';
+import { describeError, FailureError } from '../../errors.js';
 import { haltedByTask, OUTER_CONDITIONS } from '../../stop/outer-conditions.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
 import type { TaskStrategy } from '../../strategies/strategy.js';
@@ -37,7 +37,7 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
       verdict = await check({ runId: run.runId, task: { id: task.id, index: task.index, description: task.description }, metrics: input.metrics }, signal);
     } catch (error) {
       // The workflow machine reports it (an `error` event, scope `policy`) and ends the run `error`.
-      throw new Error(`checkTask threw on task "${task.id}": ${describeError(error)}`);
+      throw new FailureError({ code: 'policy_failed', message: `checkTask threw on task "${task.id}": ${describeError(error)}`, cause: error });
     }
     const at = deps.clock.now();
     if (verdict.decision === 'allow') {
