@@ -1,6 +1,6 @@
 import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
 import type * as NodeSqlite from 'node:sqlite';
-import { StoreError } from './store-error.js';
+import { StoreError } from '../errors.js';
 import { walDamage } from './sqlite-wal-check.js';
 
 /** 'dulp' as a big-endian 32-bit integer. */
