@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Bounds } from '../contracts/bounds.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
-import { ConfigError, describeError } from '../errors.js';
-import { accessChecker, isLoopback, validateAccess, withToken, type AccessVerdict } from './access-control.js';
+import { describeError } from '../errors.js';
+import { accessChecker, validateAccess, withToken, type AccessVerdict } from './access-control.js';
 import { handleForkRequest, type ViewerControl } from './fork-route.js';
 import { DEFAULT_HOST, listen, originOf, sendJson, sendText, startEventStream } from './local-http.js';
 import { kernelMachineGraphs } from './machine-graph.js';
@@ -31,7 +31,8 @@ export interface ViewerOptions {
   readonly assetsDirectory?: string;
   /**
    * Lets the page change things: "fork from here" on every turn of the timeline (docs/time-travel.md).
-   * Without it the viewer is read-only and the page shows the control disabled. Only on loopback.
+   * Without it the viewer is read-only and the page shows the control disabled. Beyond loopback the
+   * fork requests, like every request, need `token` (ADR/0223).
    */
   readonly control?: ViewerControl;
 }
@@ -56,10 +57,6 @@ export interface Viewer {
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const host = options.host ?? DEFAULT_HOST;
   validateAccess('startViewer', host, options);
-  if (options.control !== undefined && !isLoopback(host)) {
-    // Off loopback anyone who reaches the port could fork runs (and spend model calls): ADR 0222 keeps control on loopback.
-    throw new ConfigError({ message: 'Invalid viewer options', issues: [{ path: 'control', message: `needs the viewer on loopback (127.0.0.1), not ${host}` }] });
-  }
   let check: (request: IncomingMessage) => AccessVerdict = () => ({ ok: false, status: 403, message: 'not ready' });
   const assets = findAssetsDirectory(options.assetsDirectory);
   const machines = kernelMachineGraphs();

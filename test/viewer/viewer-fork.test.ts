@@ -68,8 +68,20 @@ describe('the viewer’s fork control', () => {
     expect(await store.getRun('forked')).toMatchObject({ forkOf: { runId: 'source', at: { task: 1, turn: 2 } } });
   });
 
-  it('refuses control off loopback', async () => {
+  it('beyond loopback needs the token: no start without it, and a fork request without it is refused', async () => {
     const { store, control } = await finishedRun();
     await expect(startViewer({ store, control, host: '0.0.0.0' })).rejects.toBeInstanceOf(ConfigError);
+    const token = 'fork-control-token-0123456789';
+    viewer = await startViewer({ store, control, host: '0.0.0.0', token });
+    const origin = `http://127.0.0.1:${viewer.port}`;
+    const local = { ...viewer, host: '127.0.0.1' };
+    const headers = { origin, 'content-type': 'application/json' };
+    const body = '{"at":{"task":1}}';
+    expect((await post(local, '/api/runs/source/fork', body, headers)).status).toBe(401);
+    expect((await post(local, '/api/runs/source/fork', body, { ...headers, authorization: 'Bearer wrong-token-0123456789' })).status).toBe(401);
+    expect(await store.getRun('forked')).toBeUndefined();
+    const forked = await post(local, '/api/runs/source/fork', body, { ...headers, authorization: `Bearer ${token}` });
+    expect(forked).toEqual({ status: 200, body: JSON.stringify({ runId: 'forked' }) });
+    expect(await store.getRun('forked')).toMatchObject({ forkOf: { runId: 'source', at: { task: 1 } } });
   });
 });

@@ -22,10 +22,6 @@ export interface ViewFlags {
  * Ctrl-C: a finished run to replay, or a run another process is writing, followed live.
  */
 export async function viewCommand(runId: string | undefined, flags: ViewFlags, io: CommandIO): Promise<number> {
-  if (flags.control === true && flags.host !== undefined && !isLoopback(flags.host)) {
-    complain(io, `--control needs the viewer on loopback (127.0.0.1), not ${flags.host}: anyone reaching the port could fork runs`);
-    return EXIT.usage;
-  }
   const opened = openExistingStore(flags.store, io);
   if (opened === undefined) return EXIT.usage;
   let viewer: Viewer | undefined;
