@@ -13,7 +13,7 @@ export type AiSdkFailureCode =
   | 'aborted'
   | 'stream_interrupted'
   | 'content_filter'
-  | 'bad_usage'
+  | 'invalid_usage'
   | 'model_error'
   | 'internal_error';
 

@@ -93,7 +93,7 @@ async function readStream(stream: ReadableStream<AiSdkStreamPart>, settings: Set
   if (answer.error !== undefined) return faultFailure(describeProviderError(answer.error.value), 1);
   if (answer.finish === undefined) return aiSdkFailure('stream_interrupted', 'the stream ended without a finish part; the answer may be incomplete');
   const counted = toUsage(answer.finish.usage);
-  if ('problem' in counted) return aiSdkFailure('bad_usage', `the provider reported an invalid usage: ${counted.problem}`);
+  if ('problem' in counted) return aiSdkFailure('invalid_usage', `the provider reported an invalid usage: ${counted.problem}`);
   const { unified, raw } = answer.finish.finishReason;
   const finishReason = toFinishReason(unified, answer.toolCalls.length > 0);
   if (finishReason === undefined) {

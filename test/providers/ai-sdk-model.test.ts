@@ -96,11 +96,11 @@ describe('aiSdkModel over a provider model (LanguageModelV4)', () => {
     ['fractional', 1.5],
     ['not finite', Number.POSITIVE_INFINITY],
     ['not a number', Number.NaN],
-  ])('refuses a %s usage as a bad_usage failure that ends the task error', async (_name, tokens) => {
+  ])('refuses a %s usage as a invalid_usage failure that ends the task error', async (_name, tokens) => {
     const parts = textParts(['x']);
     parts[parts.length - 1] = { type: 'finish', usage: usage(tokens, 1), finishReason: { unified: 'stop', raw: 'stop' } };
     const result = await runWorkflow({ model: aiSdkModel(mockLanguageModel([{ parts }])), tasks: ['x'] });
-    expect(result.tasks[0]?.stop).toMatchObject({ reason: 'error', detail: expect.stringContaining('bad_usage') });
+    expect(result.tasks[0]?.stop).toMatchObject({ reason: 'error', detail: expect.stringContaining('invalid_usage') });
     expect(result.metrics.inputTokens).toBe(0);
   });
 
