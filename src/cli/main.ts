@@ -5,7 +5,8 @@
  * Command modules are imported when their command runs: `--help` and `validate` do not pay for
  * the model SDK, the store or the terminal libraries.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
+import { integer, portNumber, positiveInteger, positiveNumber, webSocketUrl } from './argument-parsers.js';
 import { describeError } from '../errors.js';
 import { processIO } from './command-io.js';
 import type { AuditFlags } from './commands/audit-command.js';
@@ -13,6 +14,7 @@ import type { ForkFlags } from './commands/fork-command.js';
 import type { ResumeFlags } from './commands/resume-command.js';
 import type { RunFlags } from './commands/run-command.js';
 import type { RunsFlags } from './commands/runs-command.js';
+import type { SubmitFlags } from './commands/submit-command.js';
 import type { ViewFlags } from './commands/view-command.js';
 import { EXIT } from './exit-codes.js';
 import { forcedTerminalSize } from './forced-terminal.js';
@@ -28,29 +30,6 @@ Exit codes:
   4    error
   64   invalid manifest or arguments
   130  canceled (Ctrl-C, SIGTERM)`;
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive integer');
-  return parsed;
-}
-
-function positiveNumber(value: string): number {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive number');
-  return parsed;
-}
-
-function portNumber(value: string): number {
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || parsed > 65_535) throw new InvalidArgumentError('must be a port number (0-65535; 0 picks a free one)');
-  return parsed;
-}
-
-function webSocketUrl(value: string): string {
-  if (!URL.canParse(value) || !['ws:', 'wss:'].includes(new URL(value).protocol)) throw new InvalidArgumentError('must be a WebSocket URL (ws://host:port or wss://…)');
-  return value;
-}
 
 const hostOption = () => new Option('--host <host>', 'the address to listen on (default 127.0.0.1: this machine only)');
 const portOption = () => new Option('--port <n>', 'the viewer’s port (default: a free one)').argParser(portNumber);
@@ -236,6 +215,34 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .action(async (dir: string | undefined, flags: Record<string, unknown>) => {
       const { initCommand } = await import('./commands/init-command.js');
       exitCode = await initCommand(dir, { force: flags['force'] === true }, io);
+    });
+
+  program
+    .command('submit')
+    .description('Queue a run of a manifest for `dualloop worker` processes (its workflow is the file name); prints the run id')
+    .argument('<manifest>', 'the manifest (YAML)')
+    .addOption(new Option('--store <url>', 'postgres:// URL of the runs and their queue (?schema=NAME&queueSchema=NAME)'))
+    .option('--run-id <id>', 'the run id (default: run-<uuid>); a run id already queued runs once')
+    .option('--priority <n>', 'queue priority: higher is taken first', integer)
+    .option('--wait', 'follow the run until it ends and exit as `run` does')
+    .option('--json', 'NDJSON on stdout')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (manifest: string, flags: Record<string, unknown>) => {
+      const { submitCommand } = await import('./commands/submit-command.js');
+      exitCode = await submitCommand(manifest, { wait: flags['wait'] === true, json: flags['json'] === true, ...pick<SubmitFlags>(flags, { store: 'store', runId: 'runId', priority: 'priority' }) }, io);
+    });
+
+  program
+    .command('worker')
+    .description('Execute queued runs of these manifests, slice by slice, until SIGTERM or Ctrl-C (which drains and exits 0)')
+    .argument('<manifest...>', 'the manifests (YAML) whose runs this worker takes')
+    .addOption(new Option('--store <url>', 'postgres:// URL of the runs and their queue (?schema=NAME&queueSchema=NAME)'))
+    .option('--concurrency <n>', 'slices run at once, per workflow (default 1)', positiveInteger)
+    .option('--worker-id <id>', 'the name in slice lines (default <host>/pid-<pid>)')
+    .option('--json', 'one JSON line per slice')
+    .action(async (manifests: string[], flags: Record<string, unknown>) => {
+      const { workerCommand } = await import('./commands/worker-command.js');
+      exitCode = await workerCommand(manifests, { json: flags['json'] === true, ...pick<{ store: string; concurrency: number; workerId: string }>(flags, { store: 'store', concurrency: 'concurrency', workerId: 'workerId' }) }, io);
     });
 
   program

@@ -20,6 +20,8 @@ export async function openStoreTarget(flag: string | undefined, io: CommandIO): 
     const url = new URL(flag);
     const schema = url.searchParams.get('schema') ?? undefined;
     url.searchParams.delete('schema');
+    // The workers' queue schema (`dualloop submit|worker`) is not the store's business.
+    url.searchParams.delete('queueSchema');
     const { postgresStore } = await import('../checkpoint/postgres-store.js');
     const store = postgresStore({ connectionString: url.toString() }, schema === undefined ? {} : { schema });
     await store.ready();

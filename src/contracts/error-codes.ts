@@ -57,6 +57,7 @@ export const FailureCode = z.enum([
   'store_call_failed',
   'listener_failed',
   'worker_retries_exhausted',
+  'run_suspended',
   'internal_error',
   'task_stopped',
   'run_ended',
@@ -87,8 +88,9 @@ export type ErrorCode = z.infer<typeof ErrorCode>;
  * - `compactor`: the compactor threw.
  * - `listener`: something the kernel reports to threw: the `logger` or the `inspect` observer.
  * - `internal`: a bug in dualloop itself.
+ * - `worker`: a run's slices kept crashing the workers that ran them (dead-lettered, ADR/0202).
  */
-export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'store' | 'policy' | 'stop_evaluator' | 'compactor' | 'listener' | 'internal';
+export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'store' | 'policy' | 'stop_evaluator' | 'compactor' | 'listener' | 'internal' | 'worker';
 
 /** The code an `error` event or stop carries when its emitter names only the failed part. */
 const SCOPE_CODES: Readonly<Record<ErrorScope, ErrorCode>> = {
@@ -102,6 +104,7 @@ const SCOPE_CODES: Readonly<Record<ErrorScope, ErrorCode>> = {
   compactor: 'compactor_failed',
   listener: 'listener_failed',
   internal: 'internal_error',
+  worker: 'worker_retries_exhausted',
 };
 
 export function errorCodeOfScope(scope: ErrorScope): ErrorCode {

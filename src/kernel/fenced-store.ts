@@ -8,6 +8,8 @@ import { FailureError, isDualloopError, RunError } from '../errors.js';
 export class RunFence {
   token: number | undefined;
   lost = false;
+  /** Lost on purpose: the run was suspended (src/kernel/run-suspension.ts); the lease is still ours to release. */
+  suspended = false;
   private waiting: Promise<number> | undefined;
 
   constructor(readonly runId: string) {}

@@ -24,6 +24,7 @@ import type { ProvidedWorkflowMachine } from './provide-machines.js';
 import { fencedStore, type RunFence } from './fenced-store.js';
 import type { LeaseKeeper } from './run-lease.js';
 import { watchRunControls } from './run-controls.js';
+import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspension.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import type { WorkflowRun } from './workflow-run.js';
 
@@ -62,7 +63,7 @@ export interface KernelInternals {
 }
 
 /** Starts the workflow actor for a plan and wires its events, result, queues and abort. */
-export function launchRun({ deps, registry, machine, leases }: KernelInternals, plan: LaunchPlan): WorkflowRun {
+export function launchRun({ deps, registry, machine, leases }: KernelInternals, plan: LaunchPlan): SuspendableRun {
   const { runId, fence } = plan;
   const { clock } = deps;
   const stream = new EventStream();
@@ -85,6 +86,17 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     sink.emit({ type: 'error', scope: 'store', code: 'lease_lost', message: detail });
     abortWith({ reason: 'error', code: 'lease_lost', detail: 'lease_lost', at: clock.now() });
   };
+  // A worker handing the run back to its queue (ADR/0201): from here on nothing is written, as
+  // after a lost lease, but the lease is ours and is released when the run has ended.
+  let suspended = false;
+  const suspension = new SuspensionPoint(() => {
+    if (ended || fence.lost) return;
+    fence.lost = true;
+    fence.suspended = true;
+    suspended = true;
+    abortWith({ reason: 'error', detail: 'suspended', at: clock.now() });
+  });
+  listeners.push(suspension.listener);
   const store = fencedStore(deps.store, fence, loseLease);
   if (deps.logger !== undefined) {
     listeners.push(guardedListener(loggerListener(deps.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
@@ -152,7 +164,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
         runId,
         // However the stop reached the machines (a task's halt wraps it), a lost lease ends the run
         // here with exactly that: another process holds the run now.
-        stop: fence.lost && output.stop.reason === 'error' ? { ...output.stop, code: 'lease_lost', detail: 'lease_lost' } : output.stop,
+        stop: fence.lost && output.stop.reason === 'error' ? { ...output.stop, ...(suspended ? { code: 'run_suspended', detail: 'suspended' } : { code: 'lease_lost', detail: 'lease_lost' }) } : output.stop,
         tasks: output.results,
         metrics: { ...output.metrics, runtimeMs: Math.max(output.metrics.runtimeMs, plan.progress.elapsedMs + (clock.now() - startedAt)) },
       });
@@ -237,6 +249,10 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     clearSteering: () => clear('steering'),
     clearFollowUp: () => clear('followUp'),
     clearAllQueues: () => clear('all'),
+    [SUSPEND_RUN]: (request) => {
+      suspension.ask(request);
+      return result.then(() => suspended);
+    },
     [Symbol.asyncIterator]: (): AsyncIterator<KernelEvent> => stream[Symbol.asyncIterator](),
   };
 }

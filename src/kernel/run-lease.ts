@@ -95,7 +95,7 @@ export function createLeaseKeeper(store: CheckpointStore, holder: string, ttlMs:
           clearInterval(timer);
           timer = undefined;
         }
-        if (!fence.lost) await store.releaseLease(runId, holder);
+        if (!fence.lost || fence.suspended) await store.releaseLease(runId, holder);
       };
     },
   };

@@ -30,6 +30,9 @@ const heavy = [
   /\/node_modules\/@modelcontextprotocol\//,
   /\/node_modules\/@opentelemetry\//,
   /\/node_modules\/@ai-sdk\//,
+  // Postgres and the workers (issues 18, 19) load their drivers when a store or worker opens.
+  /\/node_modules\/pg\//,
+  /\/node_modules\/pg-boss\//,
 ];
 
 describe('the root entry (ADR 0122)', () => {
@@ -49,6 +52,11 @@ describe('the root entry (ADR 0122)', () => {
        if (result.type !== 'failure') throw new Error('expected a failure');`,
     );
     expect(called.some((url) => url.includes('/node_modules/openai/'))).toBe(true);
+  });
+
+  it('does not load pg-boss nor pg when a worker is created (only its start() connects)', () => {
+    const created = modulesLoadedBy('index.js', `entry.createWorker({ connectionString: 'postgres://127.0.0.1:9/none', workflows: { w: () => ({}) } });`);
+    expect(created.filter((url) => /\/node_modules\/pg(-boss)?\//.test(url))).toEqual([]);
   });
 
   it('serves the viewer and the inspector from their own entries', () => {

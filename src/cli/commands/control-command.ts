@@ -2,6 +2,7 @@ import { approveRun, cancelRun, steerRun } from '../../control/run-control.js';
 import { RunError } from '../../errors.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
+import { queueTarget } from '../queue-target.js';
 import { openStoreTarget } from '../store-target.js';
 
 export interface ControlFlags {
@@ -34,7 +35,9 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
         ...(request.callId === undefined ? {} : { callId: request.callId }),
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       });
-      io.stdout.write(`approval ${approvalId} of run ${runId}: ${request.answer === 'approve' ? 'allowed' : 'denied'}; it applies when the run is resumed (dualloop resume ${runId})\n`);
+      const workflow = await continueOnAWorker(flags.store, runId);
+      const next = workflow === undefined ? `it applies when the run is resumed (dualloop resume ${runId})` : `a worker of ${workflow} continues the run`;
+      io.stdout.write(`approval ${approvalId} of run ${runId}: ${request.answer === 'approve' ? 'allowed' : 'denied'}; ${next}\n`);
     }
     return EXIT.completed;
   } catch (error) {
@@ -44,4 +47,12 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
   } finally {
     await opened.close();
   }
+}
+
+/** A run submitted to workers (issue 19) gets its next slice queued once approved; resolves its workflow. */
+async function continueOnAWorker(store: string | undefined, runId: string): Promise<string | undefined> {
+  const target = queueTarget(store, 'approve');
+  if ('problem' in target) return undefined;
+  const { queueNextSlice } = await import('../../workers/continue-run.js');
+  return queueNextSlice({ connectionString: target.connectionString, queueSchema: target.queueSchema ?? 'pgboss' }, runId);
 }

@@ -1,0 +1,105 @@
+/**
+ * One job = one slice of a run (ADR/0200): take the run's fenced lease, start it or resume it from
+ * its last checkpoint, and run it until it ends, parks or is handed back at a drain. Everything
+ * the run must not do twice is already in the kernel: recorded tool results are replayed, and a
+ * process that lost its lease gets no write through (ADR/0180).
+ */
+import type { PgBoss } from 'pg-boss';
+import type { CheckpointStore } from '../contracts/store.js';
+import { RunError } from '../errors.js';
+import { createKernel } from '../kernel/create-kernel.js';
+import { suspendRun } from '../kernel/run-suspension.js';
+import type { WorkflowRun } from '../kernel/workflow-run.js';
+import { sendSlice, SliceData } from './run-queue.js';
+import type { SliceReport, WorkerSettings } from './worker-settings.js';
+
+/** A slice in flight, as the worker's drain sees it. */
+export interface SliceHandle {
+  /** Hands the run back: at its next turn boundary, or as soon as no tool call is in flight. */
+  suspend(atTurnBoundary: boolean): void;
+}
+
+export interface SliceContext {
+  readonly settings: WorkerSettings;
+  readonly store: CheckpointStore;
+  readonly boss: PgBoss;
+  /** Registers a running slice for `stop()`; returns its unregistration. */
+  readonly track: (handle: SliceHandle) => () => void;
+}
+
+/** The job as pg-boss hands it over (`includeMetadata`), reduced to what a slice reads. */
+export interface SliceJob {
+  readonly data: unknown;
+  readonly priority?: number;
+}
+
+/**
+ * Runs one slice and says how it ended. Throws (and so fails the job, which pg-boss retries and,
+ * past `retryLimit`, dead-letters) only when the slice could not run at all: invalid job data, a
+ * workflow builder or kernel options that throw, a store that cannot be read.
+ */
+export async function runSlice(context: SliceContext, job: SliceJob): Promise<SliceReport> {
+  const data = SliceData.parse(job.data) as SliceData;
+  const { settings, store } = context;
+  const report = (outcome: SliceReport['outcome'], stop?: SliceReport['stop']): SliceReport => ({
+    runId: data.runId,
+    workflow: data.workflow,
+    workerId: settings.workerId,
+    outcome,
+    ...(stop === undefined ? {} : { stop: { reason: stop.reason, detail: stop.detail } }),
+  });
+  const build = settings.workflows[data.workflow];
+  if (build === undefined) throw new Error(`this worker has no workflow "${data.workflow}"`);
+
+  const existing = await store.getRun(data.runId);
+  if (existing !== undefined) {
+    const result = await store.loadResult(data.runId);
+    // Only a crashed, drained or parked run goes on: a run that ended (cancelled from another
+    // process included) is not restarted by a stray or duplicate slice.
+    if (result !== undefined && result.stop.reason !== 'awaiting_approval') return report('finished', result.stop);
+  } else if (data.tasks === undefined) {
+    throw new Error(`run ${data.runId} does not exist and its slice carries no tasks`);
+  }
+
+  const options = await build({ workflow: data.workflow, runId: data.runId, workerId: settings.workerId });
+  const kernel = createKernel({ ...options, store, leaseMs: settings.leaseMs });
+  let run: WorkflowRun;
+  try {
+    run = existing === undefined ? kernel.start(data.tasks, { runId: data.runId }) : await kernel.resume(data.runId);
+  } catch (error) {
+    if (error instanceof RunError && error.code === 'run_held') {
+      // Another process holds the run (a drained worker releasing it, a dead one's lease running
+      // out): try again later instead of spending a retry.
+      await sendSlice(context.boss, data, { ...priorityOf(job), startAfterSeconds: Math.min(Math.ceil(settings.leaseMs / 1000), 2) });
+      return report('held');
+    }
+    if (error instanceof RunError && error.code === 'run_finished') return report('finished');
+    throw error;
+  }
+
+  let suspension: Promise<boolean> | undefined;
+  const untrack = context.track({
+    suspend(atTurnBoundary) {
+      suspension = suspendRun(run, { atTurnBoundary });
+    },
+  });
+  try {
+    for await (const _event of run) {
+      // Consumed so that the run's stream keeps nothing; the store has the events.
+    }
+    const result = await run.result;
+    if (suspension !== undefined && (await suspension)) {
+      // The lease is released: the next slice may start on any worker.
+      await sendSlice(context.boss, { workflow: data.workflow, runId: data.runId }, priorityOf(job));
+      return report('suspended');
+    }
+    if (result.stop.reason === 'error' && result.stop.detail === 'lease_lost') return report('lease_lost', result.stop);
+    return report('ended', result.stop);
+  } finally {
+    untrack();
+  }
+}
+
+function priorityOf(job: SliceJob): { priority?: number } {
+  return job.priority === undefined || job.priority === 0 ? {} : { priority: job.priority };
+}
