@@ -15,13 +15,13 @@ export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing,
 export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdkFailureCode } from './providers/ai-sdk-model.js';
 
 export { defineTool } from './tools/define-tool.js';
-export { mcpTools, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
+export { mcpTools, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolSource, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
 export { calculatorTool } from './tools/builtin/calculator.js';
 export { currentTimeTool } from './tools/builtin/current-time.js';
 export { listFilesTool, readFileTool, type FileToolOptions } from './tools/builtin/file-tools.js';
 export { declarativePolicy, type DeclarativePolicySpec } from './policy/declarative-policy.js';
 export { terminate } from './contracts/tool.js';
-export type { Tool, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult } from './contracts/tool.js';
+export type { OpenedToolSource, Tool, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult, ToolSource, ToolSourceContext } from './contracts/tool.js';
 
 export { memoryStore } from './checkpoint/memory-store.js';
 export type { MemoryStore, MemoryStoreOptions } from './checkpoint/memory-store.js';

@@ -13,6 +13,7 @@ import { createManifestKernel } from '../manifest/manifest-kernel.js';
 import type { SourceIssue } from '../manifest/yaml-source.js';
 import type { OpenedStore } from './open-store.js';
 import { prepareManifest } from './prepare-manifest.js';
+import { addManifestMcp } from './start-mcp.js';
 
 export interface ForkRequest {
   readonly sourceRunId: string;
@@ -27,7 +28,7 @@ export interface ForkRequest {
 
 export type ForkOutcome =
   | { readonly ok: true; readonly run: WorkflowRun; readonly loaded: LoadedManifest; readonly options: KernelOptions }
-  | { readonly ok: false; readonly problem: 'no_manifest' | 'manifest'; readonly message?: string; readonly issues?: readonly SourceIssue[] };
+  | { readonly ok: false; readonly problem: 'no_manifest' | 'manifest' | 'mcp'; readonly message?: string; readonly issues?: readonly SourceIssue[] };
 
 const INNER = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs'] as const;
 
@@ -47,7 +48,11 @@ export async function forkStoredRun(opened: OpenedStore, request: ForkRequest, c
   const overrides: BoundOverrides = { ...launch?.overrides, ...own };
   const prepared = await prepareManifest(manifestPath, overrides, cwd);
   if (!prepared.ok) return { ok: false, problem: 'manifest', issues: prepared.issues };
-  const { loaded, options } = prepared.value;
+  const { loaded } = prepared.value;
+  // The manifest's MCP servers, as run and resume have them: the fork's run starts and stops them.
+  const mcp = addManifestMcp(loaded, prepared.value.options);
+  if ('error' in mcp) return { ok: false, problem: 'mcp', message: mcp.error };
+  const { options } = mcp;
   const kernel = createManifestKernel(loaded, options, opened.store);
   if (!kernel.ok) return { ok: false, problem: 'manifest', issues: kernel.issues };
   // Outer overrides are the kernel's already; inner ones must also reach the task the point is in.

@@ -1,21 +1,22 @@
 import type { KernelOptions } from '../kernel/options.js';
 import type { LoadedManifest } from '../manifest/load-manifest.js';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
+import { mcpTools } from '../mcp/mcp-tools.js';
 import { describeError } from '../errors.js';
 
-export type StartedMcp = { readonly options: KernelOptions; close(): Promise<void> } | { readonly error: string };
+export type ManifestMcp = { readonly options: KernelOptions } | { readonly error: string };
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
- * `run` and `resume` (never `validate`) start the manifest's MCP servers and add their tools to
- * the options; the caller closes them when the run ends. `${VAR}` in env and header values is read
- * from the environment here, so the manifest holds no secret. A server that does not start is an
- * error naming it.
+ * `run`, `resume`, `fork` and `worker` (never `validate`) add the manifest's MCP servers to the
+ * options as one tool source: each run starts them at its first need and stops them when it ends
+ * (ADR/0143), so nothing is started here. `${VAR}` in env and header values is read from the
+ * environment here, so the manifest holds no secret; an unset one is an error naming it.
  */
-export async function startManifestMcp(loaded: LoadedManifest, options: KernelOptions, environment: NodeJS.ProcessEnv = process.env): Promise<StartedMcp> {
+export function addManifestMcp(loaded: LoadedManifest, options: KernelOptions, environment: NodeJS.ProcessEnv = process.env): ManifestMcp {
   const block = loaded.manifest.mcp;
-  if (block === undefined) return { options, close: async () => undefined };
+  if (block === undefined) return { options };
   const missing: string[] = [];
   const expand = (values: Readonly<Record<string, string>> | undefined, at: string) =>
     values === undefined
@@ -42,14 +43,13 @@ export async function startManifestMcp(loaded: LoadedManifest, options: KernelOp
     }
   }
   if (missing.length > 0) return { error: missing.join('\n') };
-  const { mcpTools } = await import('../mcp/mcp-tools.js');
   try {
-    const toolset = await mcpTools({
+    const source = mcpTools({
       servers,
       ...(block.startTimeoutMs === undefined ? {} : { startTimeoutMs: block.startTimeoutMs }),
       ...(block.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: block.toolTimeoutMs }),
     });
-    return { options: { ...options, tools: [...(options.tools ?? []), ...toolset.tools] }, close: () => toolset.close() };
+    return { options: { ...options, tools: [...(options.tools ?? []), source] } };
   } catch (error) {
     return { error: describeError(error) };
   }

@@ -78,3 +78,40 @@ export interface ToolResult {
     readonly approvalId?: string;
   };
 }
+
+/**
+ * Tools that exist only while a run runs, such as an MCP server's (`mcpTools`), given in the
+ * kernel's `tools` option beside ordinary tools. The kernel opens the source the first time a run
+ * needs its tools — before the run's first model call, so that call already lists them — and
+ * closes what it opened when the run ends, however it ends (completed, stopped, parked, cancelled).
+ * Each run opens its own: runs of one kernel share nothing.
+ */
+export interface ToolSource {
+  readonly kind: 'tool_source';
+  /** Names the source in errors and in the options digest (e.g. `mcp:everything,web`). */
+  readonly name: string;
+  /** Credentials the source was configured with, known before it opens: the kernel redacts them (ADR/0100). */
+  readonly secrets?: readonly string[];
+  /**
+   * Starts what the tools need and lists them. Rejects, naming what failed, when it cannot: the
+   * run's task then ends `error` (code `tool_failed`), never hangs. `signal` aborts when the run
+   * ends; an open still in progress must then give up and leave nothing running.
+   */
+  open(context: ToolSourceContext): Promise<OpenedToolSource>;
+}
+
+export interface ToolSourceContext {
+  readonly runId: string;
+  readonly signal: AbortSignal;
+}
+
+/** What an opened source gives the run: its tools, and how to release what backs them. */
+export interface OpenedToolSource {
+  readonly tools: readonly Tool[];
+  /** Called once, when the run ends. Must settle in bounded time and should not reject. */
+  close(): Promise<void>;
+}
+
+export function isToolSource(value: unknown): value is ToolSource {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'tool_source';
+}

@@ -26,6 +26,7 @@ import type { LeaseKeeper } from './run-lease.js';
 import { watchRunControls } from './run-controls.js';
 import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspension.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
+import { RunTools } from './run-tools.js';
 import type { WorkflowRun } from './workflow-run.js';
 
 /** Everything a run starts from: a fresh start or a resume. */
@@ -106,6 +107,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   if (spans !== undefined) listeners.push(spans.listener);
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq, new EventRedaction(deps.redactor));
   const runController = new AbortController();
+  const tools = new RunTools(deps.ownTools, deps.toolSources, runId, runController.signal);
 
   const runtime: RunRuntime = {
     runId,
@@ -123,6 +125,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       progress: plan.progress,
       ...(plan.checkpoint === undefined ? {} : { base: plan.checkpoint }),
     }),
+    tools,
     // A service that reports after the run ended (a gate or tool that ignored its signal) is ignored.
     emit: (body) => {
       if (!ended) sink.emit(body);
@@ -175,6 +178,8 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       } catch (error) {
         sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });
       }
+      // The run's tool sources (MCP servers) stop before its result is given (ADR/0143).
+      await tools.close();
       registry.delete(runId);
       stream.close();
       resolve(workflowResult);

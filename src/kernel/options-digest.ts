@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isToolSource } from '../contracts/tool.js';
 import type { KernelOptions } from './options.js';
 
 /**
@@ -9,7 +10,8 @@ import type { KernelOptions } from './options.js';
 export function optionsDigest(options: KernelOptions): string {
   const shape = {
     model: { provider: options.model.provider, modelId: options.model.modelId },
-    tools: (options.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, schema: tool.jsonSchema })),
+    // A source's tools are known only once a run opens it: its name stands for them.
+    tools: (options.tools ?? []).map((tool) => (isToolSource(tool) ? { source: tool.name } : { name: tool.name, description: tool.description, schema: tool.jsonSchema })),
     system: options.system ?? null,
     bounds: options.bounds ?? null,
     toolExecution: options.toolExecution ?? null,

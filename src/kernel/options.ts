@@ -14,7 +14,7 @@ import type { Model } from '../contracts/model.js';
 import type { PolicyGate } from '../contracts/policy.js';
 import type { DeliveryMode } from '../contracts/queues.js';
 import type { CheckpointStore } from '../contracts/store.js';
-import type { Tool } from '../contracts/tool.js';
+import type { Tool, ToolSource } from '../contracts/tool.js';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { OnTaskStop } from '../contracts/workflow-protocol.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
@@ -44,7 +44,11 @@ export type ToolExecution = 'sequential' | 'parallel' | 'batch';
 
 export interface KernelOptions {
   readonly model: Model;
-  readonly tools?: readonly Tool[];
+  /**
+   * Tools from `defineTool`, and tool sources such as `mcpTools(...)`, which each run opens at its
+   * first need and closes when it ends. The model sees the tools first, then each source's, in order.
+   */
+  readonly tools?: readonly (Tool | ToolSource)[];
   readonly system?: string;
   readonly tasks?: readonly TaskInput[];
   readonly bounds?: BoundsOverride;
@@ -101,6 +105,8 @@ export interface KernelOptions {
 export interface ResolvedOptions {
   readonly model: Model;
   readonly tools: ReadonlyMap<string, Tool>;
+  /** Opened per run, at its first need (src/kernel/run-tools.ts). */
+  readonly toolSources: readonly ToolSource[];
   readonly system: string | undefined;
   readonly tasks: readonly TaskInput[] | undefined;
   readonly bounds: Bounds;
@@ -186,13 +192,14 @@ const OptionsSchema = z.strictObject({
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
 export function resolveOptions(options: KernelOptions): ResolvedOptions {
   const parsed = OptionsSchema.safeParse(options);
-  const { tools, issues: toolIssues } = toolListIssues(options?.tools ?? []);
+  const { tools, sources, issues: toolIssues } = toolListIssues(options?.tools ?? [], { sources: true });
   const issues: ConfigIssue[] = [...(parsed.success ? [] : zodIssues(parsed.error)), ...toolIssues];
   if (issues.length > 0 || !parsed.success) throw new ConfigError({ message: 'Invalid dualloop options', issues });
   const value = options;
   return {
     model: value.model,
     tools,
+    toolSources: sources,
     system: value.system,
     tasks: value.tasks,
     bounds: resolveBounds(DEFAULT_BOUNDS, value.bounds),

@@ -5,6 +5,7 @@ import type { CheckpointStore } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { EventSink } from '../events/event-sink.js';
+import type { RunTools } from './run-tools.js';
 
 /**
  * What the services of one run share, looked up by `runId` from the machines' context.
@@ -24,6 +25,8 @@ export interface RunRuntime {
   readonly signal: AbortSignal;
   /** Writes the run's checkpoints, in order: the only writer of its history (ADR/0120). */
   readonly checkpoints: CheckpointWriter;
+  /** The run's tools: the kernel's, plus its tool sources' once opened (at first need). */
+  readonly tools: RunTools;
   emit(body: KernelEventBody): void;
 }
 

@@ -81,6 +81,14 @@ function take(queue: readonly QueuedMessage[], mode: 'one-at-a-time' | 'all'): r
   return mode === 'all' ? queue : queue.slice(0, 1);
 }
 
+/**
+ * The part a failed model call blames: a throwing context hook (`hook_failed`), a tool source that
+ * did not open for the call (`tool_failed`, ADR/0143), else the model.
+ */
+export function failureScope(code: string): 'hook' | 'tool' | 'model' {
+  return code === 'hook_failed' ? 'hook' : code === 'tool_failed' ? 'tool' : 'model';
+}
+
 /** PLAN answered: count the call, add its usage, append the assistant message. */
 export function recordModelResult(context: TurnContext, result: ModelResult, at: number): Partial<TurnContext> {
   const usage = result.usage === undefined ? context.usage : addUsage(context.usage, result.usage);
@@ -91,7 +99,7 @@ export function recordModelResult(context: TurnContext, result: ModelResult, at:
     current: { ...context.current, result },
   };
   if (result.type === 'failure') {
-    return { ...base, current: { ...base.current, failure: { scope: result.code === 'hook_failed' ? 'hook' : 'model', message: `${result.code}: ${result.message}` } } };
+    return { ...base, current: { ...base.current, failure: { scope: failureScope(result.code), message: `${result.code}: ${result.message}` } } };
   }
   const assistant: Message =
     result.toolCalls.length > 0

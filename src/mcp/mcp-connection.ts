@@ -17,11 +17,13 @@ interface Live {
 
 /**
  * One configured server: started on first use, started again on the next use after it died,
- * closed once by `close()`. A server that dies fails its calls in flight (the client rejects
+ * closed once by `close()` (a start in progress included). A server that dies fails its calls in flight (the client rejects
  * pending requests on close), so nothing waits on a dead process.
  */
 export class McpServerHandle {
   private live: Promise<Live> | undefined;
+  /** The client of a start in progress, until its handshake ends. */
+  private starting: Client | undefined;
   private closed = false;
   private lastExit: string | undefined;
   /** The server's header (HTTP) or environment (stdio) values: its tools list them for the kernel's redactor. */
@@ -53,6 +55,8 @@ export class McpServerHandle {
     const live = this.live;
     this.live = undefined;
     if (live === undefined) return;
+    // A start in progress gives up at once (its handshake fails) instead of finishing first.
+    void this.starting?.close().catch(() => undefined);
     try {
       await (await live).client.close();
     } catch {
@@ -99,8 +103,10 @@ export class McpServerHandle {
       });
     }
     const stderrTail = () => this.redact(tail.trim());
+    this.starting = client;
     try {
       await withDeadline(client.connect(transport, { timeout: this.startTimeoutMs }), this.startTimeoutMs, 'the handshake');
+      if (this.closed) throw new Error('the tool set was closed during the handshake');
     } catch (error) {
       await client.close().catch(() => undefined);
       const stderr = stderrTail();
@@ -110,6 +116,8 @@ export class McpServerHandle {
         message: this.redact(`MCP server "${this.name}" did not start (${this.describeTarget()}): ${describeError(error)}`) + (stderr === '' ? '' : `; stderr: ${stderr}`),
         cause: error,
       });
+    } finally {
+      this.starting = undefined;
     }
     const live = { client, stderrTail };
     client.onclose = () => {

@@ -1,5 +1,4 @@
 import type { Model } from '../contracts/model.js';
-import type { Tool } from '../contracts/tool.js';
 import { Redactor } from './redactor.js';
 
 /**
@@ -13,7 +12,8 @@ export const MIN_SECRET_LENGTH = 4;
 export interface SecretSources {
   readonly redact?: readonly string[] | undefined;
   readonly models: readonly (Model | undefined)[];
-  readonly tools?: Iterable<Tool>;
+  /** Tools and tool sources: each may list the credentials it was configured with. */
+  readonly tools?: Iterable<{ readonly secrets?: readonly string[] }>;
 }
 
 /** The kernel's redactor (ADR/0100): one per kernel, shared by its runs. */

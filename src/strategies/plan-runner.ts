@@ -5,6 +5,8 @@
  * Everything happens at TASK_SELECT: the machines do not know about plans (ADR/0070).
  */
 import type { PlanStrategyName } from '../contracts/events.js';
+import type { ToolDescriptor } from '../contracts/model.js';
+import { describeError } from '../errors.js';
 import { isNaturalCompletion, type StopReason } from '../contracts/stop.js';
 import type { TaskResult } from '../contracts/results.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
@@ -85,11 +87,24 @@ async function advance(config: PlanStrategyConfig, pick: Pick, plan: PlanProgres
   return config.reviewAfterStep ? review(config, pick, next) : { plan: next };
 }
 
+/** The tools the planner plans with: the run's, its tool sources opened first (ADR/0143). */
+async function runTools(run: RunRuntime): Promise<{ readonly ok: true; readonly descriptors: readonly ToolDescriptor[] } | { readonly ok: false; readonly stop: StopCandidate }> {
+  try {
+    return { ok: true, descriptors: (run.tools.ready ?? (await run.tools.open())).descriptors };
+  } catch (error) {
+    const detail = `tool failure: ${describeError(error)}`;
+    run.emit({ type: 'error', scope: 'tool', message: detail });
+    return { ok: false, stop: { reason: 'error', code: 'tool_failed', detail } };
+  }
+}
+
 async function makePlan(config: PlanStrategyConfig, pick: Pick): Promise<Step> {
   const { deps, session } = pick;
   const budget = sharedBudgetStop(deps.bounds, session.metrics(), 2, 'planning');
   if (budget !== undefined) return stopWith(undefined, budget);
-  const reply = await session.call(deps.planner, planMessages(pick.goal, deps.toolDescriptors, config.limits), 'planner');
+  const tools = await runTools(pick.run);
+  if (!tools.ok) return stopWith(undefined, tools.stop);
+  const reply = await session.call(deps.planner, planMessages(pick.goal, tools.descriptors, config.limits), 'planner');
   if (!reply.ok) return stopWith(undefined, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parsePlan(reply.text, config.limits);
   if (!parsed.ok) return stopWith(undefined, { reason: 'error', code: 'plan_invalid', detail: `the planner's plan is unusable: ${parsed.problem}` });
@@ -113,7 +128,9 @@ async function replan(config: PlanStrategyConfig, pick: Pick, plan: PlanProgress
   }
   const budget = sharedBudgetStop(deps.bounds, session.metrics(), 2, 'a replan');
   if (budget !== undefined) return stopWith(after, budget);
-  const messages = replanMessages({ goal: pick.goal, tools: deps.toolDescriptors, limits: config.limits, plan, failed, maxReplans });
+  const tools = await runTools(pick.run);
+  if (!tools.ok) return stopWith(after, tools.stop);
+  const messages = replanMessages({ goal: pick.goal, tools: tools.descriptors, limits: config.limits, plan, failed, maxReplans });
   const reply = await session.call(deps.planner, messages, 'planner (replan)');
   if (!reply.ok) return stopWith(after, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parsePlan(reply.text, { min: 1, max: config.limits.max });

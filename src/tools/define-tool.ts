@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Tool, ToolDefinition } from '../contracts/tool.js';
+import { isToolSource, type Tool, type ToolDefinition, type ToolSource } from '../contracts/tool.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -40,17 +40,28 @@ export function toolDefinitionIssues(definition: ToolDefinition | undefined, pre
 
 /**
  * Validates a list of tools given as an option: each made with `defineTool`, names unique.
- * Returns the valid ones by name and an issue for every bad one.
+ * Returns the valid ones by name and an issue for every bad one. With `sources`, tool sources
+ * (`mcpTools(...)`) are accepted too and returned apart, in order; without, each is an issue.
  */
-export function toolListIssues(tools: readonly Tool[]): { readonly tools: Map<string, Tool>; readonly issues: ConfigIssue[] } {
+export function toolListIssues(
+  tools: readonly (Tool | ToolSource)[],
+  accepts: { readonly sources?: boolean } = {},
+): { readonly tools: Map<string, Tool>; readonly sources: ToolSource[]; readonly issues: ConfigIssue[] } {
   const byName = new Map<string, Tool>();
+  const sources: ToolSource[] = [];
   const issues: ConfigIssue[] = [];
   tools.forEach((tool, index) => {
+    if (isToolSource(tool)) {
+      if (accepts.sources !== true) issues.push({ path: `tools.${index}`, message: 'tool sources (mcpTools) are not accepted here: open one yourself (await source.open(...)) and pass its tools' });
+      else if (typeof tool.open !== 'function' || typeof tool.name !== 'string' || tool.name === '') issues.push({ path: `tools.${index}`, message: 'must be a tool source with a name and open()' });
+      else sources.push(tool);
+      return;
+    }
     const toolIssues = toolDefinitionIssues(tool, `tools.${index}`);
     if (toolIssues.length === 0 && !('jsonSchema' in tool)) toolIssues.push({ path: `tools.${index}`, message: 'must be created with defineTool()' });
     if (toolIssues.length === 0 && byName.has(tool.name)) toolIssues.push({ path: `tools.${index}.name`, message: `duplicate tool name "${tool.name}"` });
     issues.push(...toolIssues);
     if (toolIssues.length === 0) byName.set(tool.name, tool);
   });
-  return { tools: byName, issues };
+  return { tools: byName, sources, issues };
 }

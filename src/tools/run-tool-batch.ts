@@ -66,7 +66,7 @@ function groupCalls(calls: readonly ToolCall[], mode: ToolExecution, scope: Omit
   const groups: IndexedCall[][] = [];
   let parallelGroup: IndexedCall[] | undefined;
   for (const entry of indexed) {
-    if (scope.deps.tools.get(entry.call.name)?.executionMode === 'parallel') {
+    if (scope.tools.get(entry.call.name)?.executionMode === 'parallel') {
       if (parallelGroup === undefined) {
         parallelGroup = [];
         groups.push(parallelGroup);

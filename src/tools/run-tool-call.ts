@@ -20,6 +20,8 @@ export class ToolHookFailure extends Error {
 export interface ToolCallScope {
   readonly deps: KernelDeps;
   readonly run: RunRuntime;
+  /** The run's tools by name (src/kernel/run-tools.ts). */
+  readonly tools: ReadonlyMap<string, Tool>;
   readonly taskId: string;
   readonly taskIndex: number;
   readonly turn: number;
@@ -78,8 +80,8 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise
 
 async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number }): Promise<ToolResult> {
   const { deps, run } = scope;
-  const tool = deps.tools.get(call.name);
-  if (tool === undefined) return unknownToolResult(call, deps.tools);
+  const tool = scope.tools.get(call.name);
+  if (tool === undefined) return unknownToolResult(call, scope.tools);
   if (call.argumentsError !== undefined) return malformedArgumentsResult({ ...call, argumentsError: call.argumentsError });
   if (run.resumed && run.store !== undefined) {
     const recorded = await run.store.getToolResult(run.runId, call.id);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startOpenAICompatibleServer, textAnswer, toolCallAnswer } from '../support/openai-compatible-server.js';
+import { isRunning, killLeftovers, serverPids } from '../support/server-pids.js';
 import { parseNdjson, ROOT, runCli } from './cli-process.js';
 import { useWorkspace } from './workspace.js';
 
@@ -17,7 +18,7 @@ const DYING_SERVER = `${ROOT}test/support/mcp-dying-server.mjs`;
  * The model module; with `traceTo`, it also registers an OpenTelemetry tracer provider (as a user's
  * program would with an SDK) whose exporter appends each finished span to that file as JSON.
  */
-function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: string): string {
+function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: string, tasks: readonly string[] = ['Ping the server']): string {
   const { write } = workspace();
   const tracing =
     traceTo === undefined
@@ -38,7 +39,7 @@ function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: 
     name: 'ecosystem',
     model: { provider: 'ai-sdk', module: './model.mjs', maxRetries: 0 },
     mcp,
-    tasks: ['Ping the server'],
+    tasks,
     // A policy may name MCP tools before their servers run.
     ...('local' in (mcp['servers'] as object) ? { policy: { allow: ['local__ping'] } } : {}),
   });
@@ -47,21 +48,52 @@ function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: 
 describe('a manifest with an AI SDK model and MCP servers', () => {
   it('runs: the AI SDK model calls the MCP tool over stdio, and the servers stop with the run', async () => {
     const server = await startOpenAICompatibleServer();
+    const pids = workspace().path('server.pids');
     try {
       server.enqueue(toolCallAnswer([{ id: 'call_ping', name: 'local__ping', fragments: ['{}'] }]), textAnswer(['pong received']));
-      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER] } } });
+      // --linger: the server outlives its stdin, so only dualloop closing it makes it stop.
+      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER, '--pid-file', pids, '--linger'] } } });
 
       const result = await runCli(['run', manifest, '--store', 'runs.db', '--json'], { cwd: workspace().dir });
 
       expect(result.code, result.stderr).toBe(0);
       const events = parseNdjson(result.stdout);
-      expect(events.find((event) => event.type === 'tool_execution_end')).toMatchObject({ name: 'local__ping', isError: false, result: expect.stringMatching(/^pong from \d+$/) });
+      const [pid] = serverPids(pids);
+      expect(events.find((event) => event.type === 'tool_execution_end')).toMatchObject({ name: 'local__ping', isError: false, result: `pong from ${pid}` });
       expect(events.at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'goal_achieved' } });
       expect(server.requests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['local__ping', 'local__die']);
+      expect(serverPids(pids)).toHaveLength(1);
+      expect(isRunning(pid!)).toBe(false);
     } finally {
+      killLeftovers(pids);
       await server.close();
     }
   });
+
+  it('fork starts the manifest’s MCP servers for the forked run and stops them with it', async () => {
+    const server = await startOpenAICompatibleServer();
+    const pids = workspace().path('server.pids');
+    try {
+      const ping = (id: string) => toolCallAnswer([{ id, name: 'local__ping', fragments: ['{}'] }]);
+      server.enqueue(ping('call_1'), textAnswer(['first']), ping('call_2'), textAnswer(['second']), ping('call_3'), textAnswer(['forked']));
+      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER, '--pid-file', pids, '--linger'] } } }, undefined, ['Ping the server', 'Ping it again']);
+      const source = await runCli(['run', manifest, '--store', 'runs.db', '--run-id', 'source'], { cwd: workspace().dir });
+      expect(source.code, source.stderr).toBe(0);
+
+      const fork = await runCli(['fork', 'source', '--at', '2', '--store', 'runs.db', '--run-id', 'forked', '--json'], { cwd: workspace().dir });
+
+      expect(fork.code, fork.stderr).toBe(0);
+      const [sourcePid, forkPid] = serverPids(pids);
+      expect(forkPid).not.toBe(sourcePid);
+      const ends = parseNdjson(fork.stdout).filter((event) => event.type === 'tool_execution_end');
+      expect(ends).toEqual([expect.objectContaining({ name: 'local__ping', isError: false, result: `pong from ${forkPid}` })]);
+      expect(server.requests.at(-2)?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['local__ping', 'local__die']);
+      expect(isRunning(forkPid!)).toBe(false);
+    } finally {
+      killLeftovers(pids);
+      await server.close();
+    }
+  }, 60_000);
 
   it('traces the run with the tracer provider a module of the manifest registered', async () => {
     const server = await startOpenAICompatibleServer();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createKernel, defineTool, mcpTools, memoryStore, runWorkflow, type KernelEvent, type McpToolset } from 'dualloop';
+import { createKernel, defineTool, mcpTools, memoryStore, runWorkflow, type KernelEvent, type McpToolSource } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
 import { startTestMcpServer, type TestMcpServer } from '../support/mcp-http-server.js';
 
@@ -10,15 +10,15 @@ import { startTestMcpServer, type TestMcpServer } from '../support/mcp-http-serv
  */
 
 let server: TestMcpServer;
-let toolset: McpToolset;
+/** Each run opens its own session with the server and closes it when it ends. */
+let web: McpToolSource;
 const HEADER_SECRET = 'Bearer header-secret-0123456789';
 
 beforeAll(async () => {
   server = await startTestMcpServer();
-  toolset = await mcpTools({ servers: { web: { url: server.url, headers: { Authorization: HEADER_SECRET } } }, toolTimeoutMs: 2_000 });
+  web = mcpTools({ servers: { web: { url: server.url, headers: { Authorization: HEADER_SECRET } } }, toolTimeoutMs: 2_000 });
 });
 afterAll(async () => {
-  await toolset.close();
   await server.close();
 });
 
@@ -27,7 +27,7 @@ const callsTo = (name: string) => server.calls.get(name) ?? 0;
 describe('mcpTools over Streamable HTTP', () => {
   it('sends the configured headers and runs a call through the kernel', async () => {
     const before = callsTo('add');
-    const result = await runWorkflow({ model: scriptedModel([{ toolCalls: [{ name: 'web__add', args: { a: 20, b: 22 } }] }, { text: 'done' }]), tools: toolset.tools, tasks: ['add'] });
+    const result = await runWorkflow({ model: scriptedModel([{ toolCalls: [{ name: 'web__add', args: { a: 20, b: 22 } }] }, { text: 'done' }]), tools: [web], tasks: ['add'] });
     expect(result.tasks[0]?.turns[0]?.toolCalls[0]).toMatchObject({ name: 'web__add', isError: false, result: '42' });
     expect(callsTo('add')).toBe(before + 1);
     expect(server.lastHeaders()['authorization']).toBe(HEADER_SECRET);
@@ -35,7 +35,7 @@ describe('mcpTools over Streamable HTTP', () => {
 
   it('refuses arguments that break the server’s JSON Schema without calling the server', async () => {
     const before = callsTo('add');
-    const result = await runWorkflow({ model: scriptedModel([{ toolCalls: [{ name: 'web__add', args: { a: 1.5 } }] }, { text: 'done' }]), tools: toolset.tools, tasks: ['add'] });
+    const result = await runWorkflow({ model: scriptedModel([{ toolCalls: [{ name: 'web__add', args: { a: 1.5 } }] }, { text: 'done' }]), tools: [web], tasks: ['add'] });
     expect(result.tasks[0]?.turns[0]?.toolCalls[0]).toMatchObject({ isError: true, result: expect.stringMatching(/invalid arguments for "web__add"/) });
     expect(callsTo('add')).toBe(before);
   });
@@ -44,7 +44,7 @@ describe('mcpTools over Streamable HTTP', () => {
     const before = callsTo('add');
     const result = await runWorkflow({
       model: scriptedModel([{ toolCalls: [{ name: 'web__add', args: { a: 1, b: 2 } }] }, { text: 'done' }]),
-      tools: toolset.tools,
+      tools: [web],
       tasks: ['add'],
       policy: { checkToolCall: ({ name }) => (name.startsWith('web__') ? { decision: 'deny', reason: 'no network tools' } : { decision: 'allow' }) },
     });
@@ -57,7 +57,7 @@ describe('mcpTools over Streamable HTTP', () => {
     const before = callsTo('add');
     const options = {
       model: scriptedModel([{ toolCalls: [{ name: 'web__add', args: { a: 3, b: 4 }, id: 'needs-ok' }] }, { text: 'done' }]),
-      tools: toolset.tools,
+      tools: [web],
       store,
       policy: { checkToolCall: () => ({ decision: 'require_approval' as const, reason: 'network call' }) },
     };
@@ -72,7 +72,7 @@ describe('mcpTools over Streamable HTTP', () => {
 
   it('turns an isError result into an error tool result the model sees', async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'web__fail', args: {} }] }, { text: 'sorry' }]);
-    const result = await runWorkflow({ model, tools: toolset.tools, tasks: ['fail'] });
+    const result = await runWorkflow({ model, tools: [web], tasks: ['fail'] });
     expect(result.tasks[0]?.turns[0]?.toolCalls[0]).toMatchObject({ isError: true, result: 'the database is down' });
     expect(model.calls[1]?.messages.at(-1)).toMatchObject({ role: 'tool', isError: true, content: 'Error: the database is down' });
   });
@@ -80,7 +80,7 @@ describe('mcpTools over Streamable HTTP', () => {
   it('redacts a secret in an MCP result before the model, the events and the store see it', async () => {
     const store = memoryStore();
     const model = scriptedModel([{ toolCalls: [{ name: 'web__leak', args: {} }] }, { text: 'ok' }]);
-    const run = createKernel({ model, tools: toolset.tools, store }).start(['leak'], { runId: 'leak' });
+    const run = createKernel({ model, tools: [web], store }).start(['leak'], { runId: 'leak' });
     const events: KernelEvent[] = [];
     for await (const event of run) events.push(event);
     await run.result;
@@ -90,10 +90,10 @@ describe('mcpTools over Streamable HTTP', () => {
   });
 
   it('aborts a stalled call at the tool timeout; cancelling the run does not wait for the server', async () => {
-    const result = await runWorkflow({ model: scriptedModel([{ toolCalls: [{ name: 'web__stall', args: {} }] }, { text: 'gave up' }]), tools: toolset.tools, tasks: ['stall'] });
+    const result = await runWorkflow({ model: scriptedModel([{ toolCalls: [{ name: 'web__stall', args: {} }] }, { text: 'gave up' }]), tools: [web], tasks: ['stall'] });
     expect(result.tasks[0]?.turns[0]?.toolCalls[0]).toMatchObject({ isError: true, result: 'timed out after 2000 ms' });
 
-    const run = createKernel({ model: scriptedModel([{ toolCalls: [{ name: 'web__stall', args: {} }] }]), tools: toolset.tools }).start(['stall']);
+    const run = createKernel({ model: scriptedModel([{ toolCalls: [{ name: 'web__stall', args: {} }] }]), tools: [web] }).start(['stall']);
     for await (const event of run) if (event.type === 'tool_execution_start') run.abort('operator');
     expect((await run.result).stop.reason).toBe('context_canceled');
   });
@@ -119,7 +119,7 @@ describe('mcpTools over Streamable HTTP', () => {
       { toolCalls: [{ name: 'web__add', args: { a: 5, b: 6 }, id: 'mcp-add' }, { name: 'gate', args: {}, id: 'gate' }] },
       { text: 'done' },
     ]);
-    const kernel = createKernel({ model, tools: [...toolset.tools, gate], store, toolExecution: 'sequential' });
+    const kernel = createKernel({ model, tools: [web, gate], store, toolExecution: 'sequential' });
     const before = callsTo('add');
     const run = kernel.start(['add then wait'], { runId: 'replay-mcp' });
     for await (const event of run) if (event.type === 'tool_execution_start' && event.name === 'gate') run.abort('crash stand-in');

@@ -26,7 +26,7 @@ const heavy = [
   /\/node_modules\/ws\//,
   /\/dist\/src\/viewer\//,
   /\/dist\/src\/inspect\//,
-  // The ecosystem adapters (issue 20) load their packages on use: mcpTools(), the first traced run.
+  // The ecosystem adapters (issue 20) load their packages on use: a run opening mcpTools(), the first traced run.
   /\/node_modules\/@modelcontextprotocol\//,
   /\/node_modules\/@opentelemetry\//,
   /\/node_modules\/@ai-sdk\//,

@@ -72,7 +72,8 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
     if (!forked.ok) {
       if (forked.issues !== undefined) reportIssues(io.stderr, forked.issues);
       else complain(io, forked.message ?? 'cannot fork');
-      return EXIT.usage;
+      // As for run: an MCP block that cannot be used (an unset ${VAR}) is an error, not a usage problem.
+      return forked.problem === 'mcp' ? EXIT.error : EXIT.usage;
     }
     const { run, loaded, options } = forked;
     if (flags.json !== true) io.stderr.write(`forked ${sourceRunId} at ${formatForkPoint(at)} as ${run.runId}\n`);

@@ -7,7 +7,7 @@ import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
 import { openExistingStore } from '../open-store.js';
 import { prepareManifest } from '../prepare-manifest.js';
-import { startManifestMcp } from '../start-mcp.js';
+import { addManifestMcp } from '../start-mcp.js';
 import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
 
@@ -36,7 +36,6 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
   const opened = openExistingStore(flags.store, io);
   if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
-  let closeMcp = async () => undefined as void;
   try {
     const launch = opened.launches.load(runId);
     const manifestPath = flags.manifest ?? launch?.manifestPath;
@@ -50,12 +49,11 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
       return EXIT.usage;
     }
     const { loaded } = prepared.value;
-    const mcp = await startManifestMcp(loaded, prepared.value.options);
+    const mcp = addManifestMcp(loaded, prepared.value.options);
     if ('error' in mcp) {
       complain(io, mcp.error);
       return EXIT.error;
     }
-    closeMcp = () => mcp.close();
     const { options } = mcp;
     const kernel = createManifestKernel(loaded, options, opened.store);
     if (!kernel.ok) {
@@ -75,7 +73,6 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
     return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap, ...(before === undefined ? {} : { before }) });
   } finally {
     trap.release();
-    await closeMcp();
     opened.close();
   }
 }

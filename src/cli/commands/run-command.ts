@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
 import { openStore, storePathFor } from '../open-store.js';
 import { prepareManifest } from '../prepare-manifest.js';
-import { startManifestMcp } from '../start-mcp.js';
+import { addManifestMcp } from '../start-mcp.js';
 import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
 import { boundsOf, describeListenError, startRunWatchers, untilInterrupted, watchFlagProblem, withInspect, type RunWatchers, type WatchFlags } from '../run-watchers.js';
@@ -32,7 +32,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
     return EXIT.usage;
   }
   const { loaded } = prepared.value;
-  const mcp = await startManifestMcp(loaded, prepared.value.options);
+  const mcp = addManifestMcp(loaded, prepared.value.options);
   if ('error' in mcp) {
     complain(io, mcp.error);
     return EXIT.error;
@@ -42,7 +42,6 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   const trap = trapInterrupts();
   const opened = openStore(storePathFor(flags.store, manifestStore, io.cwd), { create: true });
   if (opened === undefined) {
-    await mcp.close();
     throw new FailureError({ code: 'internal_error', message: 'unreachable: openStore with create' });
   }
   let watchers: RunWatchers | undefined;
@@ -80,7 +79,6 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   } finally {
     trap.release();
     await watchers?.close();
-    await mcp.close();
     opened.close();
   }
 }

@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { queueTarget, workflowOf } from '../queue-target.js';
 import { reportIssues } from '../report-issues.js';
-import { startManifestMcp } from '../start-mcp.js';
+import { addManifestMcp } from '../start-mcp.js';
 
 export interface WorkerFlags {
   readonly store?: string;
@@ -28,61 +28,55 @@ export async function workerCommand(manifestPaths: readonly string[], flags: Wor
     return EXIT.usage;
   }
   const workflows: Record<string, WorkflowBuilder> = {};
-  const closers: (() => Promise<void>)[] = [];
-  try {
-    for (const path of manifestPaths) {
-      const workflow = workflowOf(path);
-      if (workflows[workflow] !== undefined) {
-        complain(io, `two manifests are named ${workflow}: a workflow is named by its manifest's file name`);
-        return EXIT.usage;
-      }
-      const prepared = await prepareManifest(path, {}, io.cwd);
-      if (!prepared.ok) {
-        reportIssues(io.stderr, prepared.issues);
-        return EXIT.usage;
-      }
-      const mcp = await startManifestMcp(prepared.value.loaded, prepared.value.options);
-      if ('error' in mcp) {
-        complain(io, mcp.error);
-        return EXIT.error;
-      }
-      closers.push(() => mcp.close());
-      const options: KernelOptions = mcp.options;
-      workflows[workflow] = () => options;
-    }
-    const { createWorker } = await import('../../workers/create-worker.js');
-    let worker;
-    try {
-      worker = createWorker({
-        ...target,
-        workflows,
-        ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
-        ...(flags.workerId === undefined ? {} : { workerId: flags.workerId }),
-        onSlice: (slice) => io.stdout.write(`${flags.json === true ? JSON.stringify({ type: 'slice', ...slice }) : sliceLine(slice)}\n`),
-      });
-    } catch (error) {
-      complain(io, describeError(error));
+  for (const path of manifestPaths) {
+    const workflow = workflowOf(path);
+    if (workflows[workflow] !== undefined) {
+      complain(io, `two manifests are named ${workflow}: a workflow is named by its manifest's file name`);
       return EXIT.usage;
     }
-    const stopped = new Promise<void>((resolve) => {
-      process.once('SIGTERM', () => resolve());
-      process.once('SIGINT', () => resolve());
-    });
-    try {
-      await worker.start();
-    } catch (error) {
-      complain(io, `the worker could not start: ${describeError(error)}`);
-      await worker.stop({ drain: false });
+    const prepared = await prepareManifest(path, {}, io.cwd);
+    if (!prepared.ok) {
+      reportIssues(io.stderr, prepared.issues);
+      return EXIT.usage;
+    }
+    const mcp = addManifestMcp(prepared.value.loaded, prepared.value.options);
+    if ('error' in mcp) {
+      complain(io, mcp.error);
       return EXIT.error;
     }
-    io.stderr.write(`worker ${worker.workerId} takes runs of ${Object.keys(workflows).join(', ')}; SIGTERM or Ctrl-C drains and exits\n`);
-    await stopped;
-    io.stderr.write('draining: running runs go back to the queue at their next turn boundary\n');
-    await worker.stop({ drain: true });
-    return EXIT.completed;
-  } finally {
-    for (const close of closers) await close();
+    const options: KernelOptions = mcp.options;
+    workflows[workflow] = () => options;
   }
+  const { createWorker } = await import('../../workers/create-worker.js');
+  let worker;
+  try {
+    worker = createWorker({
+      ...target,
+      workflows,
+      ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+      ...(flags.workerId === undefined ? {} : { workerId: flags.workerId }),
+      onSlice: (slice) => io.stdout.write(`${flags.json === true ? JSON.stringify({ type: 'slice', ...slice }) : sliceLine(slice)}\n`),
+    });
+  } catch (error) {
+    complain(io, describeError(error));
+    return EXIT.usage;
+  }
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  try {
+    await worker.start();
+  } catch (error) {
+    complain(io, `the worker could not start: ${describeError(error)}`);
+    await worker.stop({ drain: false });
+    return EXIT.error;
+  }
+  io.stderr.write(`worker ${worker.workerId} takes runs of ${Object.keys(workflows).join(', ')}; SIGTERM or Ctrl-C drains and exits\n`);
+  await stopped;
+  io.stderr.write('draining: running runs go back to the queue at their next turn boundary\n');
+  await worker.stop({ drain: true });
+  return EXIT.completed;
 }
 
 function sliceLine(slice: SliceReport): string {

@@ -8,6 +8,7 @@ import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
 import { checkedModelResult } from './checked-model-result.js';
+import { failureScope } from '../../loop/turn-reducers.js';
 
 type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
 
@@ -64,9 +65,10 @@ async function callModel(
   let result: ModelResult;
   try {
     const messages = await visibleMessages(deps, run, service, request, signal);
+    const tools = request.wrapUp ? [] : (run.tools.ready ?? (await openTools(run))).descriptors;
     result = await deps.model.call({
       messages,
-      tools: request.wrapUp ? [] : deps.toolDescriptors,
+      tools,
       signal,
       callIndex: request.callIndex,
       onTextDelta: (delta) => {
@@ -74,12 +76,12 @@ async function callModel(
       },
     });
   } catch (error) {
-    result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : 'model_threw', message: describeError(error) };
+    result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : error instanceof ToolSourceError ? 'tool_failed' : 'model_threw', message: describeError(error) };
   }
   result = checkedModelResult(result, deps.limits);
   if (signal.aborted) return result;
   if (result.type === 'failure') {
-    run.emit({ type: 'error', scope: result.code === 'hook_failed' ? 'hook' : 'model', message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
+    run.emit({ type: 'error', scope: failureScope(result.code), message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
     run.emit({ type: 'message_end', ...scope, text: '', toolCalls: [], usage: result.usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd: 0, finishReason: 'error' });
     return result;
   }
@@ -98,6 +100,16 @@ async function callModel(
 }
 
 class HookError extends Error {}
+class ToolSourceError extends Error {}
+
+/** The run's first need of its tool sources' tools (ADR/0143): a source that does not open fails the call, scope `tool`. */
+async function openTools(run: RunRuntime) {
+  try {
+    return await run.tools.open();
+  } catch (error) {
+    throw new ToolSourceError(describeError(error));
+  }
+}
 
 /** What this call sees: `transformContext` (state untouched) plus ephemeral messages (never stored). */
 async function visibleMessages(
