@@ -20,6 +20,7 @@ import { EXIT } from './exit-codes.js';
 import { forcedTerminalSize } from './forced-terminal.js';
 import { DEFAULT_STORE_PATH } from './open-store.js';
 import { packageVersion } from './package-version.js';
+import { flushTracerProvider } from '../telemetry/flush-tracer-provider.js';
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -285,5 +286,8 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 const code = await main(process.argv);
+// Spans a batching processor of the user's tracer provider still holds reach its exporter first (bounded).
+const unflushed = await flushTracerProvider();
+if (unflushed !== undefined) process.stderr.write(`dualloop: warning: ${unflushed}\n`);
 // Exit explicitly: an open keep-alive socket of a model client must not hold the process.
 process.stdout.write('', () => process.exit(code));

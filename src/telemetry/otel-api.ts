@@ -21,3 +21,8 @@ export function loadOtelApi(): typeof OtelApi | undefined {
   }
   return cached ?? undefined;
 }
+
+/** The API when a run already loaded it; never loads it. */
+export function loadedOtelApi(): typeof OtelApi | undefined {
+  return cached ?? undefined;
+}

@@ -16,7 +16,8 @@ const DYING_SERVER = `${ROOT}test/support/mcp-dying-server.mjs`;
 
 /**
  * The model module; with `traceTo`, it also registers an OpenTelemetry tracer provider (as a user's
- * program would with an SDK) whose exporter appends each finished span to that file as JSON.
+ * program would with an SDK) with a batching processor whose exporter appends each exported span
+ * to that file as JSON.
  */
 function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: string, tasks: readonly string[] = ['Ping the server']): string {
   const { write } = workspace();
@@ -26,9 +27,10 @@ function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: 
       : `import { createRequire } from 'node:module';\nimport { appendFileSync } from 'node:fs';\n` +
         `const require = createRequire(${JSON.stringify(`${ROOT}package.json`)});\n` +
         `const { trace } = require('@opentelemetry/api');\n` +
-        `const { BasicTracerProvider, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');\n` +
+        `const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');\n` +
         `const exporter = { export(spans, done) { for (const span of spans) appendFileSync(${JSON.stringify(traceTo)}, JSON.stringify({ name: span.name, id: span.spanContext().spanId, parent: span.parentSpanContext?.spanId, attributes: span.attributes }) + '\\n'); done({ code: 0 }); }, shutdown: async () => {} };\n` +
-        `trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));\n`;
+        // Batched, exported only on a flush: what the program holds at exit is lost unless the CLI flushes it.
+        `trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 600000, maxExportBatchSize: 512, maxQueueSize: 2048 })] }));\n`;
   write(
     'model.mjs',
     tracing +
@@ -95,7 +97,7 @@ describe('a manifest with an AI SDK model and MCP servers', () => {
     }
   }, 60_000);
 
-  it('traces the run with the tracer provider a module of the manifest registered', async () => {
+  it('traces the run with the tracer provider a module of the manifest registered, flushing its batch before exit', async () => {
     const server = await startOpenAICompatibleServer();
     try {
       server.enqueue(toolCallAnswer([{ id: 'call_ping', name: 'local__ping', fragments: ['{}'] }]), textAnswer(['done']));
