@@ -32,7 +32,7 @@ export { postgresStore } from './checkpoint/postgres-store.js';
 export { approveRun, cancelRun, steerRun } from './control/run-control.js';
 export type { ApproveOptions } from './control/run-control.js';
 export type { ControlChannel, ControlCommand } from './contracts/control.js';
-export type { PostgresConnection, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres-store.js';
+export type { PostgresConnection, PostgresPool, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres-store.js';
 export { submitRun, type SubmittedRun } from './workers/submit-run.js';
 export { createWorker, type StopOptions as WorkerStopOptions, type Worker } from './workers/create-worker.js';
 export type { SliceReport, SubmitRunOptions, WorkerOptions, WorkflowBuilder, WorkflowRunInfo } from './workers/worker-settings.js';

@@ -17,7 +17,21 @@ import { rebuiltOrThrow } from './read-checkpoint.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { AUDITED_EVENT_TYPES } from './sqlite-statements.js';
 
-export type PostgresConnection = { readonly connectionString: string } | { readonly pool: Pool };
+/**
+ * A `pg.Pool` (what the store uses of one), typed structurally so that dualloop's public types do
+ * not require `@types/pg`, which a consumer may not have. Pass the pool of the `pg` package.
+ */
+export interface PostgresPool {
+  connect(): Promise<unknown>;
+  query(...args: never[]): unknown;
+  end(): Promise<void>;
+}
+
+export type PostgresConnection = { readonly connectionString: string } | { readonly pool: PostgresPool };
+
+// Checked when dualloop compiles: pg's own Pool stays assignable to the structural one.
+type Fits<Given extends PostgresPool> = Given;
+type PgPoolFits = Fits<Pool>;
 
 export interface PostgresStoreOptions {
   /** The schema the store's tables live in (default `dualloop`); created and migrated by the store. */
@@ -50,7 +64,7 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
   const settings = validate(connection, options);
   const schema = quoteIdentifier(settings.schema);
-  const given = 'pool' in connection ? connection.pool : undefined;
+  const given = 'pool' in connection ? (connection.pool as unknown as Pool) : undefined;
   const where = `${describeTarget('connectionString' in connection ? connection.connectionString : undefined, (given as { options?: Row } | undefined)?.options ?? {})} schema ${settings.schema}`;
   const keys = new Map<string, number>();
   /** Runs whose `createRun` is under way: the kernel emits its first events before it resolves. */

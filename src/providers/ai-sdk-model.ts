@@ -8,8 +8,23 @@ import { costOf, type ModelPricing } from './pricing.js';
 
 export type { AiSdkFailureCode } from './ai-sdk-errors.js';
 
-/** A provider model of the AI SDK specification, version 4 (today's) or 3. */
-export type AiSdkLanguageModel = LanguageModelV4 | LanguageModelV3;
+/**
+ * A provider model of the AI SDK specification, version 4 (today's, `@ai-sdk/provider` 4.x) or 3:
+ * every `LanguageModelV4` and `LanguageModelV3` is one. Described by the members dualloop uses, so
+ * that dualloop's own declarations do not pull in `@ai-sdk/provider`'s (which need
+ * `@types/json-schema` under `skipLibCheck: false`): a consumer who never uses the AI SDK needs none
+ * of its types. The adapter itself is written against the real interfaces.
+ */
+export interface AiSdkLanguageModel {
+  readonly specificationVersion: 'v4' | 'v3';
+  readonly provider: string;
+  readonly modelId: string;
+  doStream(options: never): PromiseLike<{ readonly stream: unknown }>;
+}
+
+// Checked when dualloop compiles: both real interfaces stay assignable to the structural one.
+type Fits<Model extends AiSdkLanguageModel> = Model;
+type EveryVersionFits = Fits<LanguageModelV4> | Fits<LanguageModelV3>;
 
 export interface AiSdkModelOptions {
   /** USD per million tokens; without it every call costs 0 (there is no built-in table for other vendors). */

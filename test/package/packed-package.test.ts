@@ -27,10 +27,15 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.close());
 
+/** `dualloop`, `dualloop/testing`…: every entry of package.json's `exports` but the manifest itself. */
+function exportEntries(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  return Object.keys(manifest.exports).filter((entry) => entry !== './package.json').map((entry) => `dualloop${entry.slice(1)}`);
+}
+
 describe('the packed package in a consumer project', () => {
   it('resolves every exports entry, with types, under strict TypeScript and module nodenext', async () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    const entries = Object.keys(manifest.exports).filter((entry) => entry !== './package.json').map((entry) => `dualloop${entry.slice(1)}`);
+    const entries = exportEntries();
     expect(entries).toContain('dualloop');
     const source = [
       ...entries.map((entry, index) => `import * as entry${index} from '${entry}';`),
@@ -44,6 +49,26 @@ describe('the packed package in a consumer project', () => {
     const loaded = JSON.parse(stdout) as Record<string, number>;
     expect(Object.keys(loaded)).toEqual(entries);
     for (const entry of entries) expect(loaded[entry], `${entry} exports nothing`).toBeGreaterThan(0);
+  });
+
+  it('typechecks with skipLibCheck: false and no types the consumer lacks (no @types/pg, no @types/json-schema, no @opentelemetry/api)', async () => {
+    const entries = exportEntries();
+    const source = [...entries.map((entry, index) => `import * as entry${index} from '${entry}';`), `console.log(${entries.map((_, index) => `Object.keys(entry${index}).length`).join(' + ')});`, ''].join('\n');
+    const { compiled } = await compileInConsumer(consumer, { 'main.ts': source }, [], { skipLibCheck: false });
+    expect(compiled.output).toBe('');
+    expect(compiled.code).toBe(0);
+  });
+
+  it("accepts pg's own Pool where postgresStore takes a pool (for a consumer who has @types/pg)", async () => {
+    const source = [
+      "import pg from 'pg';",
+      "import { postgresStore, type PostgresConnection } from 'dualloop';",
+      "const connection: PostgresConnection = { pool: new pg.Pool({ connectionString: 'postgres://127.0.0.1:9/never' }) };",
+      'export const open = () => postgresStore(connection);',
+      '',
+    ].join('\n');
+    const { compiled } = await compileInConsumer(consumer, { 'main.ts': source }, ['@types/pg']);
+    expect(compiled.output).toBe('');
   });
 
   it("typechecks and runs the README's first code example", async () => {

@@ -22,8 +22,8 @@ const run = promisify(execFile);
 
 /**
  * Strict TypeScript with `module: nodenext`, as a consumer on Node 22.13+ would write it
- * (`skipLibCheck` as `tsc --init` sets it: @ai-sdk/provider's declarations import the types of
- * `json-schema`, which it does not declare, so a strict consumer checking libraries fails on them).
+ * (`skipLibCheck` as `tsc --init` sets it; test/package/packed-package.test.ts also compiles with
+ * `skipLibCheck: false`, ADR 0145).
  */
 export const CONSUMER_COMPILER_OPTIONS = {
   target: 'es2023',
@@ -34,15 +34,20 @@ export const CONSUMER_COMPILER_OPTIONS = {
   types: ['node'],
 } as const;
 
-/** The consumer project's directory; its node_modules hold the packed dualloop. */
-export async function packedConsumer(): Promise<string> {
-  const family = `dualloop-consumer-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}-`;
-  const settings = createHash('sha1').update(JSON.stringify(CONSUMER_COMPILER_OPTIONS)).digest('hex').slice(0, 6);
-  const dir = join(tmpdir(), `${family}${Math.floor(newestPackageFile())}-${settings}`);
+/**
+ * The consumer project's directory; its node_modules hold the packed dualloop. `installed` are
+ * packages the consumer installed beside it (an optional peer such as `@opentelemetry/api`, an AI
+ * SDK provider…), linked at the top of its node_modules where dualloop itself can load them; each
+ * list is a project of its own, so the plain one never sees them.
+ */
+export async function packedConsumer(installed: readonly string[] = []): Promise<string> {
+  const variant = createHash('sha1').update(JSON.stringify([CONSUMER_COMPILER_OPTIONS, installed])).digest('hex').slice(0, 6);
+  const family = `dualloop-consumer-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}-${variant}-`;
+  const dir = join(tmpdir(), `${family}${Math.floor(newestPackageFile())}`);
   if (existsSync(join(dir, 'ready'))) return dir;
   const staging = mkdtempSync(join(tmpdir(), 'dualloop-consumer-staging-'));
   try {
-    await buildConsumer(staging);
+    await buildConsumer(staging, installed);
     writeFileSync(join(staging, 'ready'), '');
     renameSync(staging, dir);
   } catch (error) {
@@ -56,13 +61,13 @@ export async function packedConsumer(): Promise<string> {
 }
 
 /** Symlinks point into ROOT by absolute path, so renaming `staging` keeps them valid. */
-async function buildConsumer(staging: string): Promise<void> {
+async function buildConsumer(staging: string, extras: readonly string[]): Promise<void> {
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', staging], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
   const installed = join(staging, 'node_modules', 'dualloop');
   extractPackage(readFileSync(join(staging, filename)), installed);
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; bin?: Record<string, string> };
-  for (const name of [...Object.keys(manifest.dependencies ?? {}), 'typescript', '@types/node']) {
+  for (const name of [...Object.keys(manifest.dependencies ?? {}), 'typescript', '@types/node', ...extras]) {
     const target = join(ROOT, 'node_modules', name);
     if (!existsSync(target)) throw new Error(`dualloop depends on ${name}, which is not installed in ${ROOT}node_modules: run npm ci`);
     mkdirSync(dirname(join(staging, 'node_modules', name)), { recursive: true });
@@ -135,6 +140,8 @@ export async function compileInConsumer(
   consumer: string,
   files: Readonly<Record<string, string>>,
   links: readonly string[] = [],
+  /** Over the consumer's strict options (e.g. `{ skipLibCheck: false }`). */
+  compilerOptions: Readonly<Record<string, unknown>> = {},
 ): Promise<{ readonly dir: string; readonly compiled: CompileResult }> {
   const dir = mkdtempSync(join(consumer, 'case-'));
   for (const [name, source] of Object.entries(files)) writeFileSync(join(dir, name), source);
@@ -144,7 +151,7 @@ export async function compileInConsumer(
     mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true });
     symlinkSync(target, join(dir, 'node_modules', name), 'dir');
   }
-  writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ extends: '../tsconfig.base.json', compilerOptions: { outDir: 'out', rootDir: '.' }, include: ['*.ts'] }, null, 2)}\n`);
+  writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ extends: '../tsconfig.base.json', compilerOptions: { ...compilerOptions, outDir: 'out', rootDir: '.' }, include: ['*.ts'] }, null, 2)}\n`);
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
   try {
     const { stdout, stderr } = await run(tsc, ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
