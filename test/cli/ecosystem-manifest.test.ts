@@ -14,13 +14,21 @@ import { useWorkspace } from './workspace.js';
 const workspace = useWorkspace();
 const DYING_SERVER = `${ROOT}test/support/mcp-dying-server.mjs`;
 
+interface Tracing {
+  readonly spansTo: string;
+  /** `hangs`: the exporter's shutdown never settles (a collector that does not answer). */
+  readonly exporterShutdown?: 'hangs';
+}
+
 /**
- * The model module; with `traceTo`, it also registers an OpenTelemetry tracer provider (as a user's
+ * The model module; with `traced`, it also registers an OpenTelemetry tracer provider (as a user's
  * program would with an SDK) with a batching processor whose exporter appends each exported span
  * to that file as JSON.
  */
-function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: string, tasks: readonly string[] = ['Ping the server']): string {
+function writeManifest(baseURL: string, mcp: Record<string, unknown>, traced?: Tracing, tasks: readonly string[] = ['Ping the server']): string {
   const { write } = workspace();
+  const traceTo = traced?.spansTo;
+  const shutdown = traced?.exporterShutdown === 'hangs' ? '() => new Promise(() => {})' : 'async () => {}';
   const tracing =
     traceTo === undefined
       ? ''
@@ -28,7 +36,7 @@ function writeManifest(baseURL: string, mcp: Record<string, unknown>, traceTo?: 
         `const require = createRequire(${JSON.stringify(`${ROOT}package.json`)});\n` +
         `const { trace } = require('@opentelemetry/api');\n` +
         `const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');\n` +
-        `const exporter = { export(spans, done) { for (const span of spans) appendFileSync(${JSON.stringify(traceTo)}, JSON.stringify({ name: span.name, id: span.spanContext().spanId, parent: span.parentSpanContext?.spanId, attributes: span.attributes }) + '\\n'); done({ code: 0 }); }, shutdown: async () => {} };\n` +
+        `const exporter = { export(spans, done) { for (const span of spans) appendFileSync(${JSON.stringify(traceTo)}, JSON.stringify({ name: span.name, id: span.spanContext().spanId, parent: span.parentSpanContext?.spanId, attributes: span.attributes }) + '\\n'); done({ code: 0 }); }, shutdown: ${shutdown} };\n` +
         // Batched, exported only on a flush: what the program holds at exit is lost unless the CLI flushes it.
         `trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 600000, maxExportBatchSize: 512, maxQueueSize: 2048 })] }));\n`;
   write(
@@ -102,7 +110,7 @@ describe('a manifest with an AI SDK model and MCP servers', () => {
     try {
       server.enqueue(toolCallAnswer([{ id: 'call_ping', name: 'local__ping', fragments: ['{}'] }]), textAnswer(['done']));
       const spansFile = workspace().path('spans.ndjson');
-      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER] } } }, spansFile);
+      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER] } } }, { spansTo: spansFile });
 
       const result = await runCli(['run', manifest, '--store', 'runs.db'], { cwd: workspace().dir });
 
@@ -119,6 +127,24 @@ describe('a manifest with an AI SDK model and MCP servers', () => {
       await server.close();
     }
   });
+
+  it('exits with the run’s code, and a warning, when the tracer provider’s shutdown never ends', async () => {
+    const server = await startOpenAICompatibleServer();
+    try {
+      server.enqueue(textAnswer(['nothing to ping']));
+      const spansFile = workspace().path('spans.ndjson');
+      const manifest = writeManifest(server.baseURL, { servers: { local: { command: process.execPath, args: [DYING_SERVER] } } }, { spansTo: spansFile, exporterShutdown: 'hangs' });
+
+      const result = await runCli(['run', manifest, '--store', 'runs.db'], { cwd: workspace().dir });
+
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain("dualloop: warning: the tracer provider's shutdown() did not finish within 5000 ms");
+      // The batch was flushed before the exporter's shutdown hung.
+      expect(readFileSync(spansFile, 'utf8')).toContain('invoke_workflow ecosystem');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 
   it('validate checks the blocks without starting a server', async () => {
     const manifest = writeManifest('http://127.0.0.1:9/v1', { servers: { local: { command: '/nonexistent/never-started' } } });
