@@ -78,7 +78,8 @@ export type ErrorCode = z.infer<typeof ErrorCode>;
  * The part whose failure an `error` event reports (docs/events.md lists them). Every run or task that
  * ends `error` has exactly one `error` event naming the part, emitted before its `task_end`/`workflow_end`.
  * - `model`: the model (or planner) call failed or threw.
- * - `tool`: reserved for tool failures that end a task; a throwing tool is an error tool result instead.
+ * - `tool`: a tool source (`mcpTools`) did not open when the run needed its tools (ADR/0143); a throwing
+ *   tool is an error tool result instead.
  * - `hook`: `beforeToolCall`, `afterToolCall` or `transformContext` threw.
  * - `checkpoint`: saving a checkpoint or the final result failed (`store.saveCheckpoint`, `store.saveResult`).
  * - `store`: any other store write or read the run needs (`appendEvent`, `recordToolResult`, the run
