@@ -13,7 +13,7 @@ import { createManifestKernel } from '../manifest/manifest-kernel.js';
 import type { SourceIssue } from '../manifest/yaml-source.js';
 import type { OpenedStore } from './open-store.js';
 import { prepareManifest } from './prepare-manifest.js';
-import { addManifestMcp } from './start-mcp.js';
+import { addManifestMcp } from './manifest-mcp.js';
 
 export interface ForkRequest {
   readonly sourceRunId: string;

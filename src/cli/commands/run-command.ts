@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
 import { openStore, storePathFor } from '../open-store.js';
 import { prepareManifest } from '../prepare-manifest.js';
-import { addManifestMcp } from '../start-mcp.js';
+import { addManifestMcp } from '../manifest-mcp.js';
 import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
 import { boundsOf, describeListenError, startRunWatchers, untilInterrupted, watchFlagProblem, withInspect, type RunWatchers, type WatchFlags } from '../run-watchers.js';

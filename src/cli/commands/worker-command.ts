@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { queueTarget, workflowOf } from '../queue-target.js';
 import { reportIssues } from '../report-issues.js';
-import { addManifestMcp } from '../start-mcp.js';
+import { addManifestMcp } from '../manifest-mcp.js';
 
 export interface WorkerFlags {
   readonly store?: string;
