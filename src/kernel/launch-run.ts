@@ -1,7 +1,7 @@
 import { createActor } from 'xstate';
 import type { OuterBounds } from '../contracts/bounds.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
-import { errorCodeOfScope } from '../contracts/error-codes.js';
+import { errorCodeOfScope } from '../contracts/error-scopes.js';
 import type { ForkOrigin } from '../contracts/fork.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { QueueName } from '../contracts/queues.js';
@@ -11,7 +11,7 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { RebuiltCheckpoint } from '../checkpoint/read-checkpoints.js';
-import { describeError } from '../errors.js';
+import { ConfigError, describeError } from '../errors.js';
 import { guardedListener, loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
@@ -94,7 +94,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     fence.lost = true;
     fence.suspended = true;
     suspended = true;
-    abortWith({ reason: 'error', detail: 'suspended', at: clock.now() });
+    abortWith({ reason: 'error', code: 'run_suspended', detail: 'suspended', at: clock.now() });
   });
   listeners.push(suspension.listener);
   const store = fencedStore(deps.store, fence, loseLease);
@@ -220,7 +220,9 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   // Each queue change is also an event: appended to the store's log at once, so a crash before
   // the next checkpoint loses no queued message (resume replays them, src/kernel/resume-plan.ts).
   const queue = (type: 'STEER' | 'FOLLOW_UP', content: string) => {
-    if (typeof content !== 'string' || content === '') throw new TypeError(`${type === 'STEER' ? 'steer' : 'followUp'}: message must be a non-empty string`);
+    if (typeof content !== 'string' || content === '') {
+      throw new ConfigError({ message: `Invalid ${type === 'STEER' ? 'steer' : 'followUp'} message`, issues: [{ path: 'message', message: 'must be a non-empty string' }] });
+    }
     if (ended) return;
     const message = { id: nextQueueId++, content };
     actor.send({ type, message });

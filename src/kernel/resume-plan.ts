@@ -1,4 +1,4 @@
-import { RESUMABLE_REASONS } from '../audit/build-audit.js';
+import { RESUMABLE_REASONS, isResumableStop } from '../contracts/stop-rules.js';
 import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
 import { hasControlChannel } from '../contracts/control.js';
 import type { KernelEvent } from '../contracts/events.js';
@@ -56,7 +56,7 @@ export async function loadResumePlan(
     throw new RunError({ code: 'run_not_found', runId, message: `run ${runId} does not exist in the ${store.kind} store` });
   }
   const finished = await store.loadResult(runId);
-  if (finished !== undefined && !RESUMABLE_REASONS.has(finished.stop.reason)) {
+  if (finished !== undefined && !isResumableStop(finished.stop.reason)) {
     throw new RunError({
       code: 'run_finished',
       runId,

@@ -1,7 +1,7 @@
 import type { CheckpointStore } from '../contracts/store.js';
 import type { Tool } from '../contracts/tool.js';
 import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
-import { ConfigError, type ConfigIssue } from '../errors.js';
+import { isDualloopError, type ConfigIssue } from '../errors.js';
 import { createKernel, type Kernel } from '../kernel/create-kernel.js';
 import type { KernelOptions } from '../kernel/options.js';
 import { normalizeTasks } from '../kernel/tasks.js';
@@ -93,7 +93,7 @@ function configIssues(action: () => unknown): readonly ConfigIssue[] {
     action();
     return [];
   } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
+    if (isDualloopError(error, 'config_invalid')) return error.issues;
     throw error;
   }
 }

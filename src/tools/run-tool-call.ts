@@ -5,6 +5,7 @@ import type { Tool, ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
 import type { KernelDeps } from '../kernel/kernel-deps.js';
 import type { RunRuntime } from '../kernel/run-runtime.js';
+import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
 import { CANCELLED, executeTool } from './execute-tool.js';
 import { executedResult, refusedResult } from './tool-results.js';
@@ -146,17 +147,13 @@ async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope):
   }
   const decision = { taskId: scope.taskId, taskIndex: scope.taskIndex, toolCallId: call.id, toolName: call.name };
   if (verdict.decision === 'require_approval') {
-    const approvalId = verdict.approvalId ?? call.id;
-    const answer = run.approvals.get(approvalId);
-    if (answer === 'approve') {
-      run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: 'allow', reason: `approved: ${verdict.reason}`, approvalId });
-      return undefined;
-    }
-    if (answer === 'reject') {
-      run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: 'deny', reason: `approval rejected: ${verdict.reason}`, approvalId });
+    const approval = decideApproval(verdict, call.id, run.approvals);
+    const { approvalId } = approval;
+    run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: approval.decision, reason: approval.reason, approvalId });
+    if (approval.decision === 'allow') return undefined;
+    if (approval.decision === 'deny') {
       return refusedResult(call, `rejected by the approver: ${verdict.reason}`, { policy: { decision: 'deny', reason: verdict.reason, approvalId } });
     }
-    run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: 'require_approval', reason: verdict.reason, approvalId });
     return refusedResult(call, `awaiting approval (${approvalId}): ${verdict.reason}`, {
       policy: { decision: 'require_approval', reason: verdict.reason, approvalId },
     });

@@ -2,7 +2,7 @@ import { fromCallback } from 'xstate';
 import type { TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { InnerStopView } from '../../contracts/hooks.js';
 import type { TurnResult } from '../../contracts/results.js';
-import { pickStop, stopPriority, type StopCondition } from '../../contracts/stop.js';
+import { pickStop, stopPriority, type StopCondition, type StopReason } from '../../contracts/stop.js';
 import type { InnerStopState, StopEvaluateRequest, TurnEvent } from '../../contracts/turn-protocol.js';
 import { INNER_CONDITIONS, type StopCandidate } from '../../stop/inner-conditions.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
@@ -27,24 +27,25 @@ export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry
     receive(({ state }) => {
       const elapsedMs = state.elapsedBeforeMs + Math.max(0, deps.clock.now() - state.startedAt);
       const check = { state, elapsedMs, loopThreshold: deps.loopThreshold };
-      let builtIn: StopCandidate | undefined;
-      for (const condition of INNER_CONDITIONS) {
-        const candidate = condition(check);
-        if (candidate !== undefined && (builtIn === undefined || stopPriority(candidate.reason) < stopPriority(builtIn.reason))) builtIn = candidate;
-      }
-      if (!hasUserChecks || (builtIn !== undefined && stopPriority(builtIn.reason) <= 1)) {
+      const builtIn = pickStop(INNER_CONDITIONS.map((condition) => condition(check)));
+      if (!hasUserChecks || (builtIn !== undefined && preemptsUserChecks(builtIn.reason))) {
         sendBack(decided(builtIn, deps.clock.now()));
         return;
       }
       const signal = controller!.signal;
       void userCandidate(deps, state, elapsedMs, signal).then((user) => {
         if (signal.aborted) return;
-        if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', message: user.detail, taskId: input.taskId, taskIndex: input.taskIndex });
+        if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', code: user.code, message: user.detail, taskId: input.taskId, taskIndex: input.taskIndex });
         sendBack(decided(pickStop([builtIn, user]), deps.clock.now()));
       });
     });
     return () => controller?.abort(TASK_STOPPED);
   });
+}
+
+/** A cancel or an error outranks anything a user check could answer: they are not asked. */
+function preemptsUserChecks(reason: StopReason): boolean {
+  return stopPriority(reason) <= stopPriority('error');
 }
 
 function decided(candidate: StopCandidate | undefined, at: number): Reply {
