@@ -1,3 +1,4 @@
+import { defaultTaskId } from '../contracts/task-id.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import type { Tool } from '../contracts/tool.js';
 import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
@@ -124,7 +125,7 @@ function policyNameIssues(manifest: Manifest, tools: readonly Tool[], source: Ya
 function taskIdIssues(manifest: Manifest, source: YamlSource): SourceIssue[] {
   const policy = manifest.policy;
   if (policy === undefined) return [];
-  const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? `task-${index + 1}` : task.id)));
+  const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? defaultTaskId(index) : task.id)));
   const issues: SourceIssue[] = [];
   (policy.approveTasks ?? []).forEach((id, index) => {
     if (!taskIds.has(id)) issues.push(withLine(source, ['policy', 'approveTasks', index], `no task with id "${id}" (tasks: ${[...taskIds].join(', ')})`));
