@@ -3,13 +3,15 @@ export { runWorkflow } from './kernel/run-workflow.js';
 export { createKernel } from './kernel/create-kernel.js';
 export type { Kernel, ResumeOptions, StartOptions } from './kernel/create-kernel.js';
 export type { WorkflowRun } from './kernel/workflow-run.js';
-export type { KernelOptions, KernelLogger, InspectObserver, ToolExecution } from './kernel/options.js';
+export type { KernelOptions } from './kernel/options.js';
+export type { InspectObserver, KernelLogger } from './events/observers.js';
+export type { ToolExecution } from './tools/tool-port.js';
 export type { TelemetryOptions, TelemetryTracer } from './telemetry/telemetry-options.js';
 export { StrategyName } from './strategies/strategy.js';
 export type { AutoRules } from './strategies/auto-rules.js';
 export type { TaskInput } from './kernel/tasks.js';
-export { systemClock } from './kernel/clock.js';
-export type { Clock } from './kernel/clock.js';
+export { systemClock } from './contracts/clock.js';
+export type { Clock } from './contracts/clock.js';
 
 export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing, type OpenAIFailureCode } from './providers/openai-model.js';
 export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdkFailureCode } from './providers/ai-sdk-model.js';

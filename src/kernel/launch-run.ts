@@ -19,7 +19,7 @@ import { RUN_ENDED } from './abort-reasons.js';
 import { EventRedaction } from '../redaction/event-redaction.js';
 import { redactedInspection } from '../redaction/redacted-inspection.js';
 import type { KernelDeps } from './kernel-deps.js';
-import type { InspectObserver } from './options.js';
+import type { InspectObserver } from '../events/observers.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
 import { fencedStore, type RunFence } from './fenced-store.js';
 import type { LeaseKeeper } from './run-lease.js';
@@ -98,11 +98,11 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   });
   listeners.push(suspension.listener);
   const store = fencedStore(deps.store, fence, loseLease);
-  if (deps.logger !== undefined) {
-    listeners.push(guardedListener(loggerListener(deps.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
+  if (deps.events.logger !== undefined) {
+    listeners.push(guardedListener(loggerListener(deps.events.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
   }
   listeners.push(storeListener(store, (detail) => failRun('store', detail)));
-  const spans = deps.tracing?.startRun({ runId, name: deps.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
+  const spans = deps.events.tracing?.startRun({ runId, name: deps.loop.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
   if (spans !== undefined) listeners.push(spans.listener);
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq, new EventRedaction(deps.redactor));
   const runController = new AbortController();
@@ -134,16 +134,16 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const actor = createActor(machine, {
     input: {
       runId,
-      bounds: plan.outerBounds ?? deps.bounds.outer,
+      bounds: plan.outerBounds ?? deps.loop.bounds.outer,
       settings: {
-        onTaskStop: deps.onTaskStop,
-        turn: { wrapUpOnBound: deps.wrapUpOnBound, steeringMode: deps.steeringMode, followUpMode: deps.followUpMode },
+        onTaskStop: deps.loop.onTaskStop,
+        turn: { wrapUpOnBound: deps.loop.wrapUpOnBound, steeringMode: deps.context.steeringMode, followUpMode: deps.context.followUpMode },
       },
       progress: plan.progress,
       startedAt,
     },
     clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
-    ...(deps.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(deps.inspect, deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
+    ...(deps.events.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(deps.events.inspect, deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
   });
   // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
   abortWith = (stop) => {
@@ -151,7 +151,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   };
   const releaseLease = leases.keep(runId, fence, (detail) => (fence.lost ? loseLease(detail) : failRun('store', detail)));
 
-  const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const abortSignals = [deps.loop.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });
 
   const result = new Promise<WorkflowResult>((resolve) => {

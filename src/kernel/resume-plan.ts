@@ -63,7 +63,7 @@ export async function loadResumePlan(
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
-  const lease = await acquireRunLease(store, runId, holder, deps.leaseMs);
+  const lease = await acquireRunLease(store, runId, holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
   const fence = new RunFence(runId);
   fence.set(lease.token);
@@ -90,7 +90,7 @@ async function readProgress(
   if (checkpoint === undefined) refuseLostCheckpoints(runId, later, store.kind);
   const saved = checkpoint?.view.progress;
   // Only a traced resume reads the whole log, for the trace context its last segment saved.
-  const previousTraceParent = deps.tracing?.active() === true ? lastTraceParent(await store.readEvents(runId, 0)) : undefined;
+  const previousTraceParent = deps.events.tracing?.active() === true ? lastTraceParent(await store.readEvents(runId, 0)) : undefined;
   const progress = saved === undefined ? undefined : { ...saved, queues: replayQueueEvents(saved.queues, later) };
   return {
     runId,

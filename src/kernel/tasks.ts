@@ -3,7 +3,7 @@ import { InnerBoundsSchema, type Bounds } from '../contracts/bounds.js';
 import { defaultTaskId } from '../contracts/task-id.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError } from '../errors.js';
-import { zodIssues } from './zod-issues.js';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 /** A task as the caller gives it: a description, or an object with an optional id and per-task bounds. */
 export const TaskInputSchema = z.union([

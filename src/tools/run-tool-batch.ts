@@ -1,8 +1,8 @@
 import type { ToolCall } from '../contracts/messages.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { PendingFailure } from '../contracts/turn-protocol.js';
-import type { ToolExecution } from '../kernel/options.js';
 import { runToolCall, ToolHookFailure, type ToolCallScope } from './run-tool-call.js';
+import type { ToolExecution } from './tool-port.js';
 import { refusedResult } from './tool-results.js';
 
 export type BatchOutcome =
@@ -66,7 +66,7 @@ function groupCalls(calls: readonly ToolCall[], mode: ToolExecution, scope: Omit
   const groups: IndexedCall[][] = [];
   let parallelGroup: IndexedCall[] | undefined;
   for (const entry of indexed) {
-    if (scope.deps.tools.get(entry.call.name)?.executionMode === 'parallel') {
+    if (scope.deps.tools.byName.get(entry.call.name)?.executionMode === 'parallel') {
       if (parallelGroup === undefined) {
         parallelGroup = [];
         groups.push(parallelGroup);

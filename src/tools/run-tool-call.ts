@@ -3,11 +3,10 @@ import type { ToolCall } from '../contracts/messages.js';
 import type { PolicyVerdict } from '../contracts/policy.js';
 import type { Tool, ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
-import type { KernelDeps } from '../kernel/kernel-deps.js';
-import type { RunRuntime } from '../kernel/run-runtime.js';
 import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
 import { CANCELLED, executeTool } from './execute-tool.js';
+import type { ToolCallDeps, ToolRun } from './tool-port.js';
 import { executedResult, refusedResult } from './tool-results.js';
 import { malformedArgumentsResult, unknownToolResult, validateArguments } from './validate-arguments.js';
 
@@ -19,8 +18,8 @@ export class ToolHookFailure extends Error {
 }
 
 export interface ToolCallScope {
-  readonly deps: KernelDeps;
-  readonly run: RunRuntime;
+  readonly deps: ToolCallDeps;
+  readonly run: ToolRun;
   readonly taskId: string;
   readonly taskIndex: number;
   readonly turn: number;
@@ -79,8 +78,8 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise
 
 async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number }): Promise<ToolResult> {
   const { deps, run } = scope;
-  const tool = deps.tools.get(call.name);
-  if (tool === undefined) return unknownToolResult(call, deps.tools);
+  const tool = deps.tools.byName.get(call.name);
+  if (tool === undefined) return unknownToolResult(call, deps.tools.byName);
   if (call.argumentsError !== undefined) return malformedArgumentsResult({ ...call, argumentsError: call.argumentsError });
   if (run.resumed && run.store !== undefined) {
     const recorded = await run.store.getToolResult(run.runId, call.id);
@@ -93,8 +92,9 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   if (refusal !== undefined) return refusal;
 
   const invocation: ToolInvocation = { runId: run.runId, taskId: scope.taskId, turn: scope.turn, toolCallId: call.id, name: call.name, args: args.value };
-  if (deps.beforeToolCall !== undefined) {
-    const decision = await guardHook('beforeToolCall', () => deps.beforeToolCall!(invocation, scope.signal));
+  const { beforeToolCall, afterToolCall } = deps.tools;
+  if (beforeToolCall !== undefined) {
+    const decision = await guardHook('beforeToolCall', () => beforeToolCall(invocation, scope.signal));
     if (decision !== undefined && 'block' in decision) return refusedResult(call, `blocked: ${decision.block}`);
     if (decision !== undefined && 'args' in decision) {
       args = validateArguments(tool, decision.args);
@@ -105,9 +105,9 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   const outcome = await execute(tool, call, args.value, scope, turnScope);
   let value = outcome.value;
   let isError = outcome.isError;
-  if (deps.afterToolCall !== undefined) {
+  if (afterToolCall !== undefined) {
     const replacement = await guardHook('afterToolCall', () =>
-      deps.afterToolCall!({ ...invocation, args: args.value }, { result: value, isError }, scope.signal),
+      afterToolCall({ ...invocation, args: args.value }, { result: value, isError }, scope.signal),
     );
     if (replacement !== undefined) {
       if ('result' in replacement) value = replacement.result;
@@ -115,7 +115,7 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   // The model sees the result as it is recorded, secrets redacted: the same live and replayed (ADR/0100).
-  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.limits));
+  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits));
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
@@ -178,7 +178,7 @@ function execute(tool: Tool, call: ToolCall, args: unknown, scope: ToolCallScope
       runId: run.runId,
       taskId: scope.taskId,
       update: (progress: unknown) => {
-        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress: boundValue(progress, { maxChars: deps.limits.toolResultChars, maxDepth: deps.limits.toolResultDepth }).value });
+        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress: boundValue(progress, { maxChars: deps.tools.limits.toolResultChars, maxDepth: deps.tools.limits.toolResultDepth }).value });
       },
     }),
   });

@@ -25,7 +25,7 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
         if (!current.signal.aborted) sendBack({ type: 'TOOL_STARTED' });
       };
       const scope = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent, onStart };
-      void runToolBatch(request.calls, request.slots, deps.toolExecution, deps.toolConcurrency, scope, current.signal).then((outcome) => {
+      void runToolBatch(request.calls, request.slots, deps.tools.execution, deps.tools.concurrency, scope, current.signal).then((outcome) => {
         if (current.signal.aborted) return;
         const at = deps.clock.now();
         if (outcome.ok) {

@@ -91,10 +91,10 @@ export function createOuterStopEvaluator(deps: KernelDeps, registry: RunRegistry
     if (halted !== undefined) return { stop: { ...halted, at: now }, at: now };
     const builtIn = pickStop(OUTER_CONDITIONS.map((condition) => condition(check)));
     const user =
-      deps.outerEvaluators.length === 0 || builtIn?.reason === 'goal_achieved'
+      deps.stop.outer.length === 0 || builtIn?.reason === 'goal_achieved'
         ? undefined
         : await firstVerdict(
-            deps.outerEvaluators.map((evaluate) => () => evaluate({ runId: run.runId, results: input.results, metrics: input.metrics }, signal)),
+            deps.stop.outer.map((evaluate) => () => evaluate({ runId: run.runId, results: input.results, metrics: input.metrics }, signal)),
             'outer',
           );
     if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', code: user.code, message: user.detail });
