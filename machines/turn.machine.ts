@@ -11,8 +11,8 @@
  * All of them are supplied by the composition root (src/kernel/provide-machines.ts).
  * The task deadline is a delayed transition on the whole machine.
  */
-import { describeError } from '../src/errors.js';
 import { assign, fromCallback, sendTo, setup } from 'xstate';
+import { describeError } from '../src/contracts/describe-error.js';
 import type { KernelEventBody } from '../src/contracts/events.js';
 import type { Message } from '../src/contracts/messages.js';
 import type { StopCondition } from '../src/contracts/stop.js';

@@ -9,9 +9,9 @@
  * supplied by the composition root (src/kernel/provide-machines.ts).
  * The session deadline is a delayed transition on the whole machine: it cancels the running task.
  */
-import { describeError } from '../src/errors.js';
 import { and, assign, fromPromise, sendTo, setup, stateIn } from 'xstate';
-import { errorCodeOfScope } from '../src/contracts/error-codes.js';
+import { describeError } from '../src/contracts/describe-error.js';
+import { errorCodeOfScope } from '../src/contracts/error-scopes.js';
 import type { ErrorScope, KernelEventBody } from '../src/contracts/events.js';
 import type { TurnOutput } from '../src/contracts/turn-protocol.js';
 import type {

@@ -1,4 +1,4 @@
-import type { ConfigErrorCode, ErrorCode, EngineErrorCode, FailureCode, McpErrorCode, RunErrorCode, StoreErrorCode } from './contracts/error-codes.js';
+import type { ConfigErrorCode, ErrorCode, EngineErrorCode, FailureCode, McpErrorCode, RunErrorCode, StoreErrorCode, WorkerErrorCode } from './contracts/error-codes.js';
 
 /**
  * The brand every dualloop error carries, under a registry symbol: two copies of the package (two
@@ -7,7 +7,7 @@ import type { ConfigErrorCode, ErrorCode, EngineErrorCode, FailureCode, McpError
  */
 const BRAND: unique symbol = Symbol.for('dualloop.error') as never;
 
-export type ErrorFamily = 'config' | 'run' | 'store' | 'engine' | 'mcp' | 'failure';
+export type ErrorFamily = 'config' | 'run' | 'store' | 'engine' | 'mcp' | 'worker' | 'failure';
 
 /** What every dualloop error has: a `code` from the closed `ErrorCode` union and its family. */
 export abstract class DualloopError<Code extends ErrorCode = ErrorCode> extends Error {
@@ -113,6 +113,19 @@ export class McpError extends DualloopError<McpErrorCode> {
   }
 }
 
+/**
+ * A worker (`createWorker`) was misused — started again after `stop()` — or was handed a job for
+ * a workflow it was not given. `workerId` names the worker.
+ */
+export class WorkerError extends DualloopError<WorkerErrorCode> {
+  readonly workerId: string;
+
+  constructor(options: { code: WorkerErrorCode; workerId: string; message: string; cause?: unknown }) {
+    super('worker', 'WorkerError', options.code, options.message, options.cause);
+    this.workerId = options.workerId;
+  }
+}
+
 /** The error class a code belongs to. */
 export type ErrorOfCode<Code extends ErrorCode> = Code extends ConfigErrorCode
   ? ConfigError
@@ -124,7 +137,9 @@ export type ErrorOfCode<Code extends ErrorCode> = Code extends ConfigErrorCode
         ? EngineError
         : Code extends McpErrorCode
           ? McpError
-          : FailureError;
+          : Code extends WorkerErrorCode
+            ? WorkerError
+            : FailureError;
 
 /**
  * Whether `value` is an error thrown or reported by dualloop (any copy of the package), optionally
@@ -139,12 +154,20 @@ export function isDualloopError(value: unknown, code?: ErrorCode): boolean {
   return code === undefined || branded.code === code;
 }
 
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
+/** The error class of a family. */
+export type ErrorOfFamily<Family extends ErrorFamily> = {
+  config: ConfigError;
+  run: RunError;
+  store: StoreError;
+  engine: EngineError;
+  mcp: McpError;
+  worker: WorkerError;
+  failure: FailureError;
+}[Family];
+
+/** Whether `value` is a dualloop error (any copy of the package) of the given family. */
+export function isDualloopErrorOf<Family extends ErrorFamily>(value: unknown, family: Family): value is ErrorOfFamily<Family> {
+  return isDualloopError(value) && (value as { readonly [BRAND]: ErrorFamily })[BRAND] === family;
 }
+
+export { describeError } from './contracts/describe-error.js';

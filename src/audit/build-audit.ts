@@ -1,15 +1,13 @@
 import type { AuditActiveTask, AuditError, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from '../contracts/audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult } from '../contracts/results.js';
+import { isResumableStop } from '../contracts/stop-rules.js';
 import type { RunRecord } from '../contracts/store.js';
 import type { ActiveTask, WorkflowProgress } from '../contracts/workflow-protocol.js';
 
-/** Stops after which `kernel.resume(runId)` continues the run. */
-export const RESUMABLE_REASONS: ReadonlySet<string> = new Set(['context_canceled', 'awaiting_approval', 'error', 'max_session_runtime']);
-
 /** Tasks of a result that will not run again: a task halted for a resumable reason runs again on resume. */
 export function finishedTasks(result: WorkflowResult): number {
-  return result.tasks.filter((task) => !RESUMABLE_REASONS.has(task.stop.reason)).length;
+  return result.tasks.filter((task) => !isResumableStop(task.stop.reason)).length;
 }
 
 export interface AuditSources {
@@ -55,7 +53,7 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
   }
   const stop = result?.stop;
   const active = result === undefined && progress?.active !== undefined ? auditActive(progress.active) : undefined;
-  const status: AuditReport['status'] = stop === undefined ? 'incomplete' : RESUMABLE_REASONS.has(stop.reason) ? 'resumable' : 'finished';
+  const status: AuditReport['status'] = stop === undefined ? 'incomplete' : isResumableStop(stop.reason) ? 'resumable' : 'finished';
   return {
     runId: record.runId,
     ...(record.name === undefined ? {} : { name: record.name }),

@@ -1,3 +1,5 @@
+import { describeError, FailureError } from '../errors.js';
+
 /**
  * JSON for store rows. Plain `JSON.stringify` first (the fast path: everything the kernel hands
  * over is JSON data); a value it cannot write — a BigInt in a tool result — is retried with
@@ -10,7 +12,8 @@ export function toJson(value: unknown, what: string): string {
     try {
       return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)) ?? 'null';
     } catch {
-      throw new TypeError(`${what} cannot be stored as JSON: ${first instanceof Error ? first.message : String(first)}`);
+      // The store's guard wraps it in a StoreError `store_failed` naming the file and the run.
+      throw new FailureError({ code: 'store_call_failed', message: `${what} cannot be stored as JSON: ${describeError(first)}`, cause: first });
     }
   }
 }

@@ -1,4 +1,5 @@
-import { buildAudit, finishedTasks, RESUMABLE_REASONS } from '../audit/build-audit.js';
+import { buildAudit, finishedTasks } from '../audit/build-audit.js';
+import { isResumableStop } from '../contracts/stop-rules.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointEntry, StoredCheckpoints } from '../contracts/checkpoint.js';
@@ -60,7 +61,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   };
   const retain = (runId: string, result: WorkflowResult) => {
     finished.delete(runId);
-    if (RESUMABLE_REASONS.has(result.stop.reason)) return;
+    if (isResumableStop(result.stop.reason)) return;
     finished.set(runId, true);
     for (const oldest of finished.keys()) {
       if (finished.size <= maxFinishedRuns) break;

@@ -1,4 +1,4 @@
-import { describeError, StoreError } from '../errors.js';
+import { describeError, isDualloopErrorOf, StoreError } from '../errors.js';
 
 /** SQLSTATE of a unique violation: a run id or a row another writer took first. */
 export const UNIQUE_VIOLATION = '23505';
@@ -14,7 +14,7 @@ export function sqlState(error: unknown): string | undefined {
  * connection string's password never appears: `where` is built without it.
  */
 export function describePostgresFailure(error: unknown, scope: { readonly where: string; readonly operation: string; readonly runId?: string }): StoreError {
-  if (error instanceof StoreError) return error;
+  if (isDualloopErrorOf(error, 'store')) return error;
   const about = scope.runId === undefined ? '' : ` for run ${scope.runId}`;
   const state = sqlState(error);
   return new StoreError({

@@ -5,7 +5,7 @@ import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
-import { ConfigError, RunError, StoreError } from '../errors.js';
+import { ConfigError, isDualloopErrorOf, RunError, StoreError } from '../errors.js';
 import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
@@ -82,7 +82,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
     } catch (error) {
       client?.release();
       if (given === undefined) await pool.end().catch(() => undefined);
-      throw error instanceof StoreError ? error : describePostgresFailure(error, { where, operation: 'opening the database' });
+      throw isDualloopErrorOf(error, 'store') ? error : describePostgresFailure(error, { where, operation: 'opening the database' });
     }
   })();
   opened.catch(() => undefined);
@@ -100,7 +100,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
     try {
       return await action();
     } catch (error) {
-      if (error instanceof RunError || error instanceof StoreError || error instanceof TypeError) throw error;
+      if (isDualloopErrorOf(error, 'run') || isDualloopErrorOf(error, 'store')) throw error;
       throw describePostgresFailure(error, { where, operation, ...(runId === undefined ? {} : { runId }) });
     }
   };

@@ -6,18 +6,24 @@ import { z } from 'zod';
 import { InnerBoundsSchema } from '../contracts/bounds.js';
 import { MessageSchema, ToolCallSchema } from '../contracts/message-schema.js';
 import { ErrorCode } from '../contracts/error-codes.js';
-import { StopReason } from '../contracts/stop.js';
+import { StopReason, type StopCondition } from '../contracts/stop.js';
 
 export const UsageSchema = z.object({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() });
 
-export const StopConditionSchema = z.object({
-  reason: StopReason,
-  detail: z.string(),
-  // A code a newer dualloop wrote is dropped, not a corrupt checkpoint.
-  code: ErrorCode.optional().catch(undefined),
-  bound: z.object({ name: z.string(), limit: z.number(), value: z.number() }).optional(),
-  at: z.number(),
-});
+export const StopConditionSchema = z
+  .object({
+    reason: StopReason,
+    detail: z.string(),
+    // A code a newer dualloop wrote is dropped, not a corrupt checkpoint.
+    code: ErrorCode.optional().catch(undefined),
+    bound: z.object({ name: z.string(), limit: z.number(), value: z.number() }).optional(),
+    at: z.number(),
+  })
+  // Every error stop carries a code (ADR/0242): one written without (before codes, or a code
+  // this version does not know) reads back as `unrecorded_failure`; other stops carry none.
+  .transform(({ code, ...stop }): StopCondition =>
+    stop.reason === 'error' ? { ...stop, reason: 'error', code: code ?? 'unrecorded_failure' } : { ...stop, reason: stop.reason },
+  );
 
 export const TurnResultSchema = z.object({
   turn: z.number().int().positive(),

@@ -1,4 +1,4 @@
-import { describeError, StoreError } from '../errors.js';
+import { describeError, isDualloopErrorOf, StoreError } from '../errors.js';
 
 // SQLite result codes (primary codes; extended codes keep them in the low byte).
 const SQLITE_CORRUPT = 11;
@@ -16,7 +16,7 @@ export interface FailureScope {
  * run. A corrupt or truncated file gets `store_corrupt` and says so in plain words.
  */
 export function describeSqliteFailure(error: unknown, scope: FailureScope): StoreError {
-  if (error instanceof StoreError) return error;
+  if (isDualloopErrorOf(error, 'store')) return error;
   const errcode = typeof error === 'object' && error !== null ? (error as { errcode?: unknown }).errcode : undefined;
   const primary = typeof errcode === 'number' ? errcode & 0xff : undefined;
   const corrupt = primary === SQLITE_CORRUPT || primary === SQLITE_NOTADB;

@@ -1,6 +1,6 @@
 import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
 import type * as NodeSqlite from 'node:sqlite';
-import { StoreError } from '../errors.js';
+import { isDualloopErrorOf, StoreError } from '../errors.js';
 import { walDamage } from './sqlite-wal-check.js';
 
 /** 'dulp' as a big-endian 32-bit integer. */
@@ -23,7 +23,7 @@ export function checkStoreFile(path: string, sqlite: typeof NodeSqlite, options:
     if (!stats.isFile()) refuse('store_not_dualloop', path, `is not a regular file (${stats.isDirectory() ? 'a directory' : 'a device, FIFO, socket or symbolic link'})`);
     size = stats.size;
   } catch (error) {
-    if (error instanceof StoreError) throw error;
+    if (isDualloopErrorOf(error, 'store')) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     if (options.create === false) refuse('store_failed', path, 'does not exist, and create: false was given');
     return;

@@ -7,7 +7,7 @@ import type { CheckpointEntry } from '../contracts/checkpoint.js';
 import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
-import { ConfigError, RunError, StoreError } from '../errors.js';
+import { ConfigError, isDualloopErrorOf, StoreError } from '../errors.js';
 import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
@@ -67,7 +67,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     try {
       return action();
     } catch (error) {
-      if (error instanceof RunError || error instanceof StoreError) throw error;
+      if (isDualloopErrorOf(error, 'run') || isDualloopErrorOf(error, 'store')) throw error;
       if (!database.isOpen) throw new StoreError({ code: 'store_failed', path, message: `sqlite store ${path}: ${operation} after close()`, cause: error });
       throw describeSqliteFailure(error, { path, operation, ...(runId === undefined ? {} : { runId }) });
     }

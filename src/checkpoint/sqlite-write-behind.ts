@@ -1,6 +1,6 @@
 import type { KernelEvent } from '../contracts/events.js';
 import { toJson } from './json-codec.js';
-import { RunError } from '../errors.js';
+import { isDualloopError } from '../errors.js';
 import { eventOutOfOrder, fenceRefusal, leaseLost } from './run-refusals.js';
 import type { Statements } from './sqlite-statements.js';
 
@@ -100,7 +100,7 @@ export class SqliteWriteBehind {
         // The file itself is failing: the first error is the one to report.
       }
       // Refused for another reason than the queue: the queue goes on its own, soon.
-      if (error instanceof RunError && error.code === 'lease_lost') this.schedule();
+      if (isDualloopError(error, 'lease_lost')) this.schedule();
       throw error;
     }
     // Only a committed batch leaves the queue (nothing is queued during the synchronous commit).

@@ -2,7 +2,8 @@ import { DEFAULT_BOUNDS, resolveBounds, type Bounds } from '../contracts/bounds.
 import type { CheckpointStore } from '../contracts/store.js';
 import { describeError } from '../errors.js';
 import { createStatelyInspector, type StatelyInspector } from '../inspect/index.js';
-import type { InspectObserver, KernelOptions } from '../kernel/options.js';
+import type { InspectObserver } from '../events/observers.js';
+import type { KernelOptions } from '../kernel/options.js';
 import { applyBoundOverrides } from '../manifest/bound-overrides.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import { createAccessToken, isLoopback } from '../viewer/access-control.js';

@@ -1,5 +1,6 @@
 import type { Compactor } from '../contracts/hooks.js';
 import type { Message } from '../contracts/messages.js';
+import { ConfigError } from '../errors.js';
 
 export interface KeepRecentTurnsOptions {
   /** Turns kept: the first one and the last `keep - 1`. Default 20. */
@@ -15,7 +16,9 @@ export interface KeepRecentTurnsOptions {
  */
 export function keepRecentTurns(options: KeepRecentTurnsOptions = {}): Compactor {
   const keep = options.keep ?? 20;
-  if (!Number.isInteger(keep) || keep < 2) throw new RangeError('keepRecentTurns: keep must be an integer >= 2');
+  if (!Number.isInteger(keep) || keep < 2) {
+    throw new ConfigError({ message: 'Invalid keepRecentTurns options', issues: [{ path: 'keep', message: 'must be an integer >= 2' }] });
+  }
   return {
     shouldCompact: (messages) => countTurns(messages) > keep,
     compact: (messages) => compactMessages(messages, keep),

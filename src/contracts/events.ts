@@ -1,4 +1,5 @@
-import type { ErrorCode, ErrorScope } from './error-codes.js';
+import type { ErrorCode } from './error-codes.js';
+import type { ErrorScope } from './error-scopes.js';
 import type { FinishReason } from './model.js';
 import type { ForkOrigin } from './fork.js';
 import type { QueueName } from './queues.js';
@@ -6,7 +7,7 @@ import type { StopCondition } from './stop.js';
 import type { TurnResult, WorkflowMetrics } from './results.js';
 import type { Usage } from './usage.js';
 
-export type { ErrorScope } from './error-codes.js';
+export type { ErrorScope } from './error-scopes.js';
 
 /** Counters of one task at the moment it stopped. */
 export interface TaskCounters {

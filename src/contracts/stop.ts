@@ -31,57 +31,32 @@ export interface StopBound {
   readonly value: number;
 }
 
-export interface StopCondition {
-  readonly reason: StopReason;
+interface StopFields {
   readonly detail: string;
-  /** With reason `error`: what failed, from the closed `ErrorCode` union (docs/errors.md). */
-  readonly code?: ErrorCode;
   readonly bound?: StopBound;
   /** Epoch milliseconds from the injected clock. */
   readonly at: number;
 }
 
 /**
- * Priority when several reasons hold at one check: a lower rank wins.
- * DESIGN.md section 2; `loop_detected` sits between budgets and counting bounds.
+ * A stop with reason `error`: `code` says what failed, from the closed `ErrorCode` union
+ * (docs/errors.md). Every error stop carries one (ADR/0242).
  */
-const RANK: Readonly<Record<StopReason, number>> = {
-  context_canceled: 0,
-  error: 1,
-  planner_stopped: 2,
-  goal_achieved: 2,
-  tool_terminated: 2,
-  policy_denied: 3,
-  awaiting_approval: 3,
-  max_runtime: 4,
-  max_session_runtime: 4,
-  budget_exhausted: 5,
-  loop_detected: 6,
-  max_turns: 7,
-  max_workflow_steps: 7,
-  max_replans: 7,
-  max_tool_calls: 8,
-};
-
-export function stopPriority(reason: StopReason): number {
-  return RANK[reason];
+export interface ErrorStop extends StopFields {
+  readonly reason: 'error';
+  readonly code: ErrorCode;
 }
 
-/** Natural completion: the work ended on its own terms, not because something cut it. */
-export function isNaturalCompletion(reason: StopReason): boolean {
-  return reason === 'planner_stopped' || reason === 'goal_achieved' || reason === 'tool_terminated';
+/** A stop for any other reason: it carries no code. */
+export interface OutcomeStop extends StopFields {
+  readonly reason: Exclude<StopReason, 'error'>;
+  readonly code?: undefined;
 }
 
-/** Stops caused by a configured bound (counts, deadlines, budgets, repetition). */
-export function isBoundStop(reason: StopReason): boolean {
-  return RANK[reason] >= 4;
-}
+/** How a loop ended: the closed union of stop details; `error` stops carry a code. */
+export type StopCondition = ErrorStop | OutcomeStop;
 
-/** Picks the highest-priority candidate; the earliest wins among equal ranks. */
-export function pickStop<T extends { readonly reason: StopReason }>(candidates: readonly (T | undefined)[]): T | undefined {
-  let best: T | undefined;
-  for (const candidate of candidates) {
-    if (candidate !== undefined && (best === undefined || RANK[candidate.reason] < RANK[best.reason])) best = candidate;
-  }
-  return best;
-}
+/** A stop without its time, as stop conditions and evaluators propose it (`at` is added when it is chosen). */
+export type StopCandidate = StopCondition extends infer Stop ? (Stop extends StopCondition ? Omit<Stop, 'at'> : never) : never;
+
+export { isBoundStop, isNaturalCompletion, isResumableStop, pickStop, RESUMABLE_REASONS, stopPriority } from './stop-rules.js';

@@ -4,7 +4,7 @@
  * on `abort()` / `steer()`; an approval answers a parked run for its next `resume`. What cannot be
  * done is a RunError naming the run and the reason, never a silent no-op.
  */
-import { RESUMABLE_REASONS } from '../audit/build-audit.js';
+import { isResumableStop } from '../contracts/stop-rules.js';
 import { hasControlChannel, type ControlChannel, type ControlCommand } from '../contracts/control.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
@@ -71,7 +71,7 @@ async function openRun(store: CheckpointStore, runId: string): Promise<Checkpoin
   }
   if ((await store.getRun(runId)) === undefined) throw new RunError({ code: 'run_not_found', runId, message: `run ${runId} does not exist in the ${store.kind} store` });
   const result = await store.loadResult(runId);
-  if (result !== undefined && !RESUMABLE_REASONS.has(result.stop.reason)) {
+  if (result !== undefined && !isResumableStop(result.stop.reason)) {
     throw new RunError({ code: 'run_finished', runId, message: `run ${runId} already finished with ${result.stop.reason} (${result.stop.detail}); it takes no more commands` });
   }
   return store;

@@ -45,7 +45,7 @@ export function createEngine(options: KernelOptions): EngineAdapter {
     return { events: engineEvents(run), finished, cancel: () => run.abort('the stream was closed by its consumer') };
   };
 
-  return createEngineShell('dualloop', kernel.deps.system, start);
+  return createEngineShell('dualloop', kernel.deps.context.system, start);
 }
 
 /**

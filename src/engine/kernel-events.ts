@@ -47,6 +47,7 @@ export function engineOutput(result: WorkflowResult): EngineOutput {
     text: task?.output ?? '',
     stopReason: stop.reason,
     stopDetail: stop.detail,
+    ...(stop.reason === 'error' ? { stopCode: stop.code } : {}),
     usage: { inputTokens: metrics.inputTokens, outputTokens: metrics.outputTokens },
     metrics: { turns: metrics.turns, toolCalls: metrics.toolCalls, costUsd: metrics.costUsd, durationMs: metrics.runtimeMs },
   };

@@ -51,11 +51,13 @@ export function loopEngine(options: LoopEngineOptions): EngineAdapter {
     let text = '';
     let modelCalls = 0;
 
+    // Every error end of this loop is a model failure: tools cannot fail the run.
     const end = (stopReason: StopReason, stopDetail: string) => {
       const output: EngineOutput = {
         text,
         stopReason,
         stopDetail,
+        ...(stopReason === 'error' ? { stopCode: 'model_failed' as const } : {}),
         usage,
         metrics: { turns, toolCalls, costUsd, durationMs: Math.max(0, performance.now() - startedAt) },
       };

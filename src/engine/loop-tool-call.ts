@@ -1,8 +1,12 @@
 import type { ToolCall } from '../contracts/messages.js';
+import { defaultTaskId } from '../contracts/task-id.js';
 import type { Tool, ToolResult } from '../contracts/tool.js';
 import { executeTool } from '../tools/execute-tool.js';
 import { executedResult, refusedResult } from '../tools/tool-results.js';
 import { malformedArgumentsResult, unknownToolResult, validateArguments } from '../tools/validate-arguments.js';
+
+/** A `loopEngine` stream is one task, named as the kernel names a workflow's first task. */
+const LOOP_TASK_ID = defaultTaskId(0);
 
 export interface LoopToolScope {
   readonly tools: ReadonlyMap<string, Tool>;
@@ -24,7 +28,7 @@ export async function runLoopToolCall(call: ToolCall, scope: LoopToolScope): Pro
     signal: scope.signal,
     setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
     clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-    context: (signal) => ({ signal, toolCallId: call.id, runId: scope.runId, taskId: 'task-1', update: () => undefined }),
+    context: (signal) => ({ signal, toolCallId: call.id, runId: scope.runId, taskId: LOOP_TASK_ID, update: () => undefined }),
   });
   return executedResult(call, args.value, outcome.value, outcome.isError, outcome.terminate && !outcome.isError);
 }

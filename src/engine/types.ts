@@ -4,6 +4,7 @@
  * Nothing here names a machine, a state or an actor: `loopEngine` implements it with a `while` loop.
  */
 import type { Message } from '../contracts/messages.js';
+import type { ErrorCode } from '../contracts/error-codes.js';
 import type { StopReason } from '../contracts/stop.js';
 import type { Usage } from '../contracts/usage.js';
 
@@ -30,6 +31,8 @@ export interface EngineOutput {
   readonly stopReason: StopReason;
   /** Why, in words (the StopCondition's detail). */
   readonly stopDetail: string;
+  /** With `stopReason` `error` (and only then): what failed, from the closed `ErrorCode` union (docs/errors.md). */
+  readonly stopCode?: ErrorCode;
   readonly usage: Usage;
   readonly metrics: EngineMetrics;
 }

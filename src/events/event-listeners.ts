@@ -1,7 +1,7 @@
 import type { KernelEvent } from '../contracts/events.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import { describeError } from '../errors.js';
-import type { KernelLogger } from '../kernel/options.js';
+import type { KernelLogger } from './observers.js';
 import type { EventListener } from './event-sink.js';
 
 const NOISY = new Set<KernelEvent['type']>(['message_update', 'tool_execution_update']);

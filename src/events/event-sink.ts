@@ -1,4 +1,4 @@
-import { errorCodeOfScope } from '../contracts/error-codes.js';
+import { errorCodeOfScope } from '../contracts/error-scopes.js';
 import type { KernelEvent, KernelEventBody } from '../contracts/events.js';
 import type { EventRedaction } from '../redaction/event-redaction.js';
 

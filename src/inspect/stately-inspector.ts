@@ -1,5 +1,5 @@
 import { createInspector } from '@statelyai/inspect';
-import type { InspectObserver } from '../kernel/options.js';
+import type { InspectObserver } from '../events/observers.js';
 import { startInspectorBridge } from './inspector-bridge.js';
 import { WebSocketSender } from './websocket-sender.js';
 

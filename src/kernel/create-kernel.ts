@@ -5,9 +5,9 @@ import type { RunRecord } from '../contracts/store.js';
 import { ConfigError, RunError, describeError } from '../errors.js';
 import { createStrategy } from '../strategies/registry.js';
 import type { TaskStrategy } from '../strategies/strategy.js';
-import { deriveDeps, type KernelDeps } from './kernel-deps.js';
+import { createKernelDeps, type KernelDeps } from './kernel-deps.js';
 import { launchRun, type KernelInternals } from './launch-run.js';
-import { resolveOptions, type KernelOptions } from './options.js';
+import type { KernelOptions } from './options.js';
 import { optionsDigest } from './options-digest.js';
 import { provideMachines } from './provide-machines.js';
 import { loadResumePlan } from './resume-plan.js';
@@ -52,7 +52,7 @@ export interface Kernel {
 function createRunRecord(deps: KernelDeps, record: RunRecord, holder: string, fence: RunFence): Promise<void> | undefined {
   const { store } = deps;
   const lease = () =>
-    then(store.acquireLease(record.runId, holder, deps.leaseMs), (result) => {
+    then(store.acquireLease(record.runId, holder, deps.loop.leaseMs), (result) => {
       if (!result.acquired) throw heldError(record.runId, result);
       return result.token;
     });
@@ -86,23 +86,23 @@ export function createKernel(options: KernelOptions): Kernel {
  * given strategy. `createEngine` uses it to run one task per stream on the same machinery.
  */
 export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDeps) => TaskStrategy): Kernel & { readonly deps: KernelDeps } {
-  const deps = deriveDeps(resolveOptions(options));
+  const deps = createKernelDeps(options);
   const registry: RunRegistry = new Map();
   const holder = createHolderId();
-  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)), leases: createLeaseKeeper(deps.store, holder, deps.leaseMs) };
+  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)), leases: createLeaseKeeper(deps.store, holder, deps.loop.leaseMs) };
   const digest = optionsDigest(options);
 
   return {
     deps,
     start(tasks, startOptions = {}) {
-      const specs = normalizeTasks(tasks ?? deps.tasks ?? (deps.goal === undefined ? undefined : [deps.goal]), deps.bounds);
+      const specs = normalizeTasks(tasks ?? deps.loop.tasks ?? (deps.loop.goal === undefined ? undefined : [deps.loop.goal]), deps.loop.bounds);
       const runId = startOptions.runId ?? `run-${randomUUID()}`;
       if (!RUN_ID.test(runId)) {
         throw new ConfigError({ message: 'Invalid start options', issues: [{ path: 'runId', message: 'must be 1–128 letters, digits, ".", "_" or "-"' }] });
       }
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
       const fence = new RunFence(runId);
-      const ready = createRunRecord(deps, { runId, ...(deps.name === undefined ? {} : { name: deps.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder, fence);
+      const ready = createRunRecord(deps, { runId, ...(deps.loop.name === undefined ? {} : { name: deps.loop.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder, fence);
       return launchRun(internals, {
         runId,
         tasks: specs,

@@ -3,7 +3,7 @@ import { BoundsOverrideSchema } from '../contracts/bounds.js';
 import type { ForkOptions } from '../contracts/fork.js';
 import { MessageSchema } from '../contracts/message-schema.js';
 import { ConfigError } from '../errors.js';
-import { zodIssues } from './zod-issues.js';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 const nonEmpty = z.string().min(1, 'must be a non-empty string');
 

@@ -96,7 +96,7 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     if (isDualloopError(error)) throw error;
     throw new RunError({ code: 'run_exists', runId, message: `run ${runId} cannot be created: ${(error as Error).message}`, cause: error });
   }
-  const lease = await acquireRunLease(store, runId, request.holder, deps.leaseMs);
+  const lease = await acquireRunLease(store, runId, request.holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
   const fence = new RunFence(runId);
   fence.set(lease.token);
@@ -113,7 +113,7 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     lastEventSeq: 0,
     signal: options.signal,
     forkOf,
-    outerBounds: { ...deps.bounds.outer, ...outer },
+    outerBounds: { ...deps.loop.bounds.outer, ...outer },
     fence,
   };
 }

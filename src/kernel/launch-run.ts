@@ -1,7 +1,7 @@
 import { createActor } from 'xstate';
 import type { OuterBounds } from '../contracts/bounds.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
-import { errorCodeOfScope } from '../contracts/error-codes.js';
+import { errorCodeOfScope } from '../contracts/error-scopes.js';
 import type { ForkOrigin } from '../contracts/fork.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { QueueName } from '../contracts/queues.js';
@@ -11,7 +11,7 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { RebuiltCheckpoint } from '../checkpoint/read-checkpoints.js';
-import { describeError } from '../errors.js';
+import { ConfigError, describeError } from '../errors.js';
 import { guardedListener, loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
@@ -19,14 +19,14 @@ import { RUN_ENDED } from './abort-reasons.js';
 import { EventRedaction } from '../redaction/event-redaction.js';
 import { redactedInspection } from '../redaction/redacted-inspection.js';
 import type { KernelDeps } from './kernel-deps.js';
-import type { InspectObserver } from './options.js';
+import type { InspectObserver } from '../events/observers.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
 import { fencedStore, type RunFence } from './fenced-store.js';
 import type { LeaseKeeper } from './run-lease.js';
 import { watchRunControls } from './run-controls.js';
 import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspension.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
-import { RunTools } from './run-tools.js';
+import { RunTools } from '../tools/run-tools.js';
 import type { WorkflowRun } from './workflow-run.js';
 
 /** Everything a run starts from: a fresh start or a resume. */
@@ -95,19 +95,19 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     fence.lost = true;
     fence.suspended = true;
     suspended = true;
-    abortWith({ reason: 'error', detail: 'suspended', at: clock.now() });
+    abortWith({ reason: 'error', code: 'run_suspended', detail: 'suspended', at: clock.now() });
   });
   listeners.push(suspension.listener);
   const store = fencedStore(deps.store, fence, loseLease);
-  if (deps.logger !== undefined) {
-    listeners.push(guardedListener(loggerListener(deps.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
+  if (deps.events.logger !== undefined) {
+    listeners.push(guardedListener(loggerListener(deps.events.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
   }
   listeners.push(storeListener(store, (detail) => failRun('store', detail)));
-  const spans = deps.tracing?.startRun({ runId, name: deps.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
+  const spans = deps.events.tracing?.startRun({ runId, name: deps.loop.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
   if (spans !== undefined) listeners.push(spans.listener);
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq, new EventRedaction(deps.redactor));
   const runController = new AbortController();
-  const tools = new RunTools(deps.ownTools, deps.toolSources, runId, runController.signal);
+  const tools = new RunTools(deps.tools.own, deps.tools.sources, runId, runController.signal);
 
   const runtime: RunRuntime = {
     runId,
@@ -137,16 +137,16 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const actor = createActor(machine, {
     input: {
       runId,
-      bounds: plan.outerBounds ?? deps.bounds.outer,
+      bounds: plan.outerBounds ?? deps.loop.bounds.outer,
       settings: {
-        onTaskStop: deps.onTaskStop,
-        turn: { wrapUpOnBound: deps.wrapUpOnBound, steeringMode: deps.steeringMode, followUpMode: deps.followUpMode },
+        onTaskStop: deps.loop.onTaskStop,
+        turn: { wrapUpOnBound: deps.loop.wrapUpOnBound, steeringMode: deps.context.steeringMode, followUpMode: deps.context.followUpMode },
       },
       progress: plan.progress,
       startedAt,
     },
     clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
-    ...(deps.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(deps.inspect, deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
+    ...(deps.events.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(deps.events.inspect, deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
   });
   // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
   abortWith = (stop) => {
@@ -154,7 +154,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   };
   const releaseLease = leases.keep(runId, fence, (detail) => (fence.lost ? loseLease(detail) : failRun('store', detail)));
 
-  const abortSignals = [deps.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const abortSignals = [deps.loop.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });
 
   const result = new Promise<WorkflowResult>((resolve) => {
@@ -225,7 +225,9 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   // Each queue change is also an event: appended to the store's log at once, so a crash before
   // the next checkpoint loses no queued message (resume replays them, src/kernel/resume-plan.ts).
   const queue = (type: 'STEER' | 'FOLLOW_UP', content: string) => {
-    if (typeof content !== 'string' || content === '') throw new TypeError(`${type === 'STEER' ? 'steer' : 'followUp'}: message must be a non-empty string`);
+    if (typeof content !== 'string' || content === '') {
+      throw new ConfigError({ message: `Invalid ${type === 'STEER' ? 'steer' : 'followUp'} message`, issues: [{ path: 'message', message: 'must be a non-empty string' }] });
+    }
     if (ended) return;
     const message = { id: nextQueueId++, content };
     actor.send({ type, message });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundsOverrideSchema, DEFAULT_BOUNDS, resolveBounds, type Bounds, type BoundsOverride } from '../contracts/bounds.js';
+import { BoundsOverrideSchema, type BoundsOverride } from '../contracts/bounds.js';
 import type {
   AfterToolCall,
   BeforeToolCall,
@@ -19,28 +19,15 @@ import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { OnTaskStop } from '../contracts/workflow-protocol.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
-import { AutoRulesSchema, resolveAutoRules, type AutoRules, type ResolvedAutoRules } from '../strategies/auto-rules.js';
+import { AutoRulesSchema, type AutoRules } from '../strategies/auto-rules.js';
 import { StrategyName } from '../strategies/strategy.js';
 import { toolListIssues } from '../tools/define-tool.js';
-import { LimitsSchema, resolveLimits, type Limits, type LimitsOption } from '../contracts/limits.js';
-import type { Clock } from './clock.js';
-import { LEASE_TTL_MS } from './run-lease.js';
+import type { ToolExecution } from '../tools/tool-port.js';
+import { LimitsSchema, type LimitsOption } from '../contracts/limits.js';
+import type { Clock } from '../contracts/clock.js';
+import type { InspectObserver, KernelLogger } from '../events/observers.js';
 import { TaskInputSchema, type TaskInput } from './tasks.js';
-import { zodIssues } from './zod-issues.js';
-
-/** The pino-compatible logger the kernel writes events to; it derives a child per run. */
-export interface KernelLogger {
-  child(bindings: Record<string, unknown>, options?: Record<string, unknown>): KernelLogger;
-  debug(object: object, message?: string): void;
-  info(object: object, message?: string): void;
-  warn(object: object, message?: string): void;
-  error(object: object, message?: string): void;
-}
-
-/** An XState inspection observer (e.g. from `@statelyai/inspect`), passed to `createActor`. */
-export type InspectObserver = ((inspectionEvent: unknown) => void) | { next?: (inspectionEvent: unknown) => void };
-
-export type ToolExecution = 'sequential' | 'parallel' | 'batch';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 export interface KernelOptions {
   readonly model: Model;
@@ -102,46 +89,6 @@ export interface KernelOptions {
   readonly limits?: LimitsOption;
 }
 
-export interface ResolvedOptions {
-  readonly model: Model;
-  readonly tools: ReadonlyMap<string, Tool>;
-  /** Opened per run, at its first need (src/kernel/run-tools.ts). */
-  readonly toolSources: readonly ToolSource[];
-  readonly system: string | undefined;
-  readonly tasks: readonly TaskInput[] | undefined;
-  readonly bounds: Bounds;
-  readonly store: CheckpointStore | undefined;
-  readonly policy: PolicyGate;
-  readonly innerEvaluators: readonly InnerStopEvaluator[];
-  readonly outerEvaluators: readonly OuterStopEvaluator[];
-  readonly compactor: Compactor | undefined;
-  readonly toolExecution: ToolExecution;
-  readonly toolConcurrency: number;
-  readonly steeringMode: DeliveryMode;
-  readonly followUpMode: DeliveryMode;
-  readonly beforeToolCall: BeforeToolCall | undefined;
-  readonly afterToolCall: AfterToolCall | undefined;
-  readonly transformContext: TransformContext | undefined;
-  readonly ephemeralMessages: EphemeralMessages | undefined;
-  readonly shouldStopAfterTurn: ShouldStopAfterTurn | undefined;
-  readonly wrapUpOnBound: boolean;
-  readonly onTaskStop: OnTaskStop;
-  readonly loopThreshold: number | undefined;
-  readonly logger: KernelLogger | undefined;
-  readonly inspect: InspectObserver | undefined;
-  readonly signal: AbortSignal | undefined;
-  readonly clock: Clock | undefined;
-  readonly leaseMs: number;
-  readonly name: string | undefined;
-  readonly strategy: StrategyName;
-  readonly planner: Model;
-  readonly goal: string | undefined;
-  readonly autoRules: ResolvedAutoRules;
-  readonly telemetry: TelemetryOptions | false | undefined;
-  readonly redact: readonly string[];
-  readonly limits: Limits;
-}
-
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `must be a function (${what})`);
 const hasMethods = (what: string, ...methods: string[]) =>
   z.custom<object>(
@@ -189,49 +136,19 @@ const OptionsSchema = z.strictObject({
   limits: LimitsSchema.optional(),
 });
 
+/** Options that passed validation, with the tools by name and the tool sources apart, in order. */
+export interface ValidatedOptions {
+  readonly options: KernelOptions;
+  readonly tools: ReadonlyMap<string, Tool>;
+  /** Opened per run, at its first need (`RunTools`, ADR/0143). */
+  readonly sources: readonly ToolSource[];
+}
+
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
-export function resolveOptions(options: KernelOptions): ResolvedOptions {
+export function validateOptions(options: KernelOptions): ValidatedOptions {
   const parsed = OptionsSchema.safeParse(options);
   const { tools, sources, issues: toolIssues } = toolListIssues(options?.tools ?? [], { sources: true });
   const issues: ConfigIssue[] = [...(parsed.success ? [] : zodIssues(parsed.error)), ...toolIssues];
   if (issues.length > 0 || !parsed.success) throw new ConfigError({ message: 'Invalid dualloop options', issues });
-  const value = options;
-  return {
-    model: value.model,
-    tools,
-    toolSources: sources,
-    system: value.system,
-    tasks: value.tasks,
-    bounds: resolveBounds(DEFAULT_BOUNDS, value.bounds),
-    store: value.store,
-    policy: value.policy ?? {},
-    innerEvaluators: value.stopEvaluators?.inner ?? [],
-    outerEvaluators: value.stopEvaluators?.outer ?? [],
-    compactor: value.compactor,
-    toolExecution: value.toolExecution ?? 'batch',
-    toolConcurrency: value.toolConcurrency ?? Number.POSITIVE_INFINITY,
-    steeringMode: value.steeringMode ?? 'one-at-a-time',
-    followUpMode: value.followUpMode ?? 'one-at-a-time',
-    beforeToolCall: value.beforeToolCall,
-    afterToolCall: value.afterToolCall,
-    transformContext: value.transformContext,
-    ephemeralMessages: value.ephemeralMessages,
-    shouldStopAfterTurn: value.shouldStopAfterTurn,
-    wrapUpOnBound: value.wrapUpOnBound ?? false,
-    onTaskStop: value.onTaskStop ?? 'halt',
-    loopThreshold: value.loopDetection === false ? undefined : (value.loopDetection?.threshold ?? 3),
-    logger: value.logger,
-    inspect: value.inspect,
-    signal: value.signal,
-    clock: value.clock,
-    leaseMs: value.leaseMs ?? LEASE_TTL_MS,
-    name: value.name,
-    strategy: value.strategy ?? 'react',
-    planner: value.planner ?? value.model,
-    goal: value.goal,
-    autoRules: resolveAutoRules(value.autoRules, value.planner ?? value.model),
-    telemetry: value.telemetry,
-    redact: value.redact ?? [],
-    limits: resolveLimits(value.limits),
-  };
+  return { options, tools, sources };
 }

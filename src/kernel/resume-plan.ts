@@ -1,4 +1,4 @@
-import { RESUMABLE_REASONS } from '../audit/build-audit.js';
+import { RESUMABLE_REASONS, isResumableStop } from '../contracts/stop-rules.js';
 import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
 import { hasControlChannel } from '../contracts/control.js';
 import type { KernelEvent } from '../contracts/events.js';
@@ -56,14 +56,14 @@ export async function loadResumePlan(
     throw new RunError({ code: 'run_not_found', runId, message: `run ${runId} does not exist in the ${store.kind} store` });
   }
   const finished = await store.loadResult(runId);
-  if (finished !== undefined && !RESUMABLE_REASONS.has(finished.stop.reason)) {
+  if (finished !== undefined && !isResumableStop(finished.stop.reason)) {
     throw new RunError({
       code: 'run_finished',
       runId,
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
-  const lease = await acquireRunLease(store, runId, holder, deps.leaseMs);
+  const lease = await acquireRunLease(store, runId, holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
   const fence = new RunFence(runId);
   fence.set(lease.token);
@@ -90,7 +90,7 @@ async function readProgress(
   if (checkpoint === undefined) refuseLostCheckpoints(runId, later, store.kind);
   const saved = checkpoint?.view.progress;
   // Only a traced resume reads the whole log, for the trace context its last segment saved.
-  const previousTraceParent = deps.tracing?.active() === true ? lastTraceParent(await store.readEvents(runId, 0)) : undefined;
+  const previousTraceParent = deps.events.tracing?.active() === true ? lastTraceParent(await store.readEvents(runId, 0)) : undefined;
   const progress = saved === undefined ? undefined : { ...saved, queues: replayQueueEvents(saved.queues, later) };
   return {
     runId,

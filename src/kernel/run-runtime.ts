@@ -5,7 +5,7 @@ import type { CheckpointStore } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { EventSink } from '../events/event-sink.js';
-import type { RunTools } from './run-tools.js';
+import type { RunTools } from '../tools/run-tools.js';
 
 /**
  * What the services of one run share, looked up by `runId` from the machines' context.

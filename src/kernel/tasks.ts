@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { InnerBoundsSchema, type Bounds } from '../contracts/bounds.js';
+import { defaultTaskId } from '../contracts/task-id.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError } from '../errors.js';
-import { zodIssues } from './zod-issues.js';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 /** A task as the caller gives it: a description, or an object with an optional id and per-task bounds. */
 export const TaskInputSchema = z.union([
@@ -22,14 +23,14 @@ const TaskListSchema = z.array(TaskInputSchema).min(1, 'must hold at least one t
 export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: Bounds): TaskSpec[] {
   // The common case, descriptions only, needs no schema: what it would check is checked here (issue 16: per-run setup).
   if (Array.isArray(tasks) && tasks.length > 0 && tasks.every((task) => typeof task === 'string' && task.trim() !== '')) {
-    return tasks.map((task, index) => ({ id: `task-${index + 1}`, index, description: (task as string).trim(), bounds: bounds.inner }));
+    return tasks.map((task, index) => ({ id: defaultTaskId(index), index, description: (task as string).trim(), bounds: bounds.inner }));
   }
   const parsed = TaskListSchema.safeParse(tasks);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid tasks', issues: zodIssues(parsed.error, 'tasks') });
   const specs = parsed.data.map((task, index): TaskSpec => {
-    if (typeof task === 'string') return { id: `task-${index + 1}`, index, description: task, bounds: bounds.inner };
+    if (typeof task === 'string') return { id: defaultTaskId(index), index, description: task, bounds: bounds.inner };
     const own = Object.fromEntries(Object.entries(task.bounds ?? {}).filter(([, value]) => value !== undefined));
-    return { id: task.id ?? `task-${index + 1}`, index, description: task.description, bounds: { ...bounds.inner, ...own } };
+    return { id: task.id ?? defaultTaskId(index), index, description: task.description, bounds: { ...bounds.inner, ...own } };
   });
   const seen = new Map<string, number>();
   const duplicates = specs.flatMap((spec) => {

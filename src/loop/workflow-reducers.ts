@@ -4,6 +4,7 @@
 import { mergeQueues, withoutIds } from '../contracts/queues.js';
 import type { TaskResult, WorkflowMetrics } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
+import { isResumableStop } from '../contracts/stop-rules.js';
 import type { TurnInput, TurnOutput } from '../contracts/turn-protocol.js';
 import type {
   ActiveTask,
@@ -69,9 +70,6 @@ function addTask(metrics: WorkflowMetrics, result: TaskResult, runtimeMs: number
   };
 }
 
-/** Stops a resume continues from; the task that stopped with one runs again. */
-const RESUMABLE = new Set(['context_canceled', 'awaiting_approval', 'error', 'max_session_runtime']);
-
 /** TASK_EXECUTE done: keep the result, sum the metrics, drop delivered queue messages. */
 export function recordTask(context: WorkflowContext, output: TurnOutput): Partial<WorkflowContext> {
   const { result } = output;
@@ -79,7 +77,7 @@ export function recordTask(context: WorkflowContext, output: TurnOutput): Partia
   const active = context.active;
   const workflowStopsHere = context.settings.onTaskStop === 'halt' || context.pendingStop !== undefined;
   const halted =
-    active !== undefined && workflowStopsHere && RESUMABLE.has(result.stop.reason) ? { task: active.task, point: output.resumePoint } : undefined;
+    active !== undefined && workflowStopsHere && isResumableStop(result.stop.reason) ? { task: active.task, point: output.resumePoint } : undefined;
   const metrics = addTask(context.metrics, result, runtimeMs);
   return {
     results: [...context.results, result],

@@ -1,7 +1,8 @@
+import { defaultTaskId } from '../contracts/task-id.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import type { Tool } from '../contracts/tool.js';
 import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
-import { ConfigError, type ConfigIssue } from '../errors.js';
+import { isDualloopError, type ConfigIssue } from '../errors.js';
 import { createKernel, type Kernel } from '../kernel/create-kernel.js';
 import type { KernelOptions } from '../kernel/options.js';
 import { normalizeTasks } from '../kernel/tasks.js';
@@ -93,7 +94,7 @@ function configIssues(action: () => unknown): readonly ConfigIssue[] {
     action();
     return [];
   } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
+    if (isDualloopError(error, 'config_invalid')) return error.issues;
     throw error;
   }
 }
@@ -124,7 +125,7 @@ function policyNameIssues(manifest: Manifest, tools: readonly Tool[], source: Ya
 function taskIdIssues(manifest: Manifest, source: YamlSource): SourceIssue[] {
   const policy = manifest.policy;
   if (policy === undefined) return [];
-  const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? `task-${index + 1}` : task.id)));
+  const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? defaultTaskId(index) : task.id)));
   const issues: SourceIssue[] = [];
   (policy.approveTasks ?? []).forEach((id, index) => {
     if (!taskIds.has(id)) issues.push(withLine(source, ['policy', 'approveTasks', index], `no task with id "${id}" (tasks: ${[...taskIds].join(', ')})`));

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Model } from '../contracts/model.js';
-import { ConfigError, describeError } from '../errors.js';
+import { ConfigError, describeError, isDualloopError } from '../errors.js';
 import type { LoadedManifest } from './load-manifest.js';
 import type { Manifest } from './manifest-schema.js';
 import { withLine, type SourceIssue } from './yaml-source.js';
@@ -34,7 +34,7 @@ export async function resolveAiSdkModel(
     const options = { ...(block.pricing === undefined ? {} : { pricing: block.pricing }), ...(block.maxRetries === undefined ? {} : { maxRetries: block.maxRetries }) };
     return { model: aiSdkModel(exports[name] as never, options), issues: [] };
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!isDualloopError(error, 'config_invalid')) throw error;
     return { issues: error.issues.map((problem) => withLine(loaded.source, [at, problem.path.startsWith('options.') ? problem.path.slice('options.'.length).split('.')[0]! : 'module'], `${block.module} export "${name}": ${problem.path} ${problem.message}`)) };
   }
 }

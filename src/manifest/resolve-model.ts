@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Model } from '../contracts/model.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, isDualloopError } from '../errors.js';
 import type { OpenAIModelOptions } from '../providers/openai-model.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { loadCassette } from './cassette.js';
@@ -51,7 +51,7 @@ async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 
   try {
     return { model: openaiModel(options), issues: [] };
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!isDualloopError(error, 'config_invalid')) throw error;
     return {
       issues: error.issues.map((issue) => {
         const [first = '', ...others] = issue.path.split('.');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { zodIssues } from '../kernel/zod-issues.js';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 /** A server started as a child process, spoken to over stdin/stdout. */
 export interface McpStdioServer {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PolicyGate, PolicyVerdict } from '../contracts/policy.js';
 import { ConfigError } from '../errors.js';
-import { zodIssues } from '../kernel/zod-issues.js';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be a tool name (1–64 letters, digits, "_" or "-")');
 

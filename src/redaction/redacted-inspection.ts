@@ -1,4 +1,4 @@
-import type { InspectObserver } from '../kernel/options.js';
+import type { InspectObserver } from '../events/observers.js';
 import type { Redactor } from './redactor.js';
 
 interface InspectionEvent {

@@ -3,12 +3,12 @@
  * candidate or nothing; the evaluator keeps the highest-priority candidate (contracts/stop.ts).
  * Bounds compare with `>=`.
  */
-import { errorCodeOfScope } from '../contracts/error-codes.js';
-import type { StopCondition } from '../contracts/stop.js';
+import { errorCodeOfScope } from '../contracts/error-scopes.js';
+import type { StopCandidate } from '../contracts/stop.js';
 import type { InnerStopState } from '../contracts/turn-protocol.js';
 import { totalTokens } from '../contracts/usage.js';
 
-export type StopCandidate = Omit<StopCondition, 'at'>;
+export type { StopCandidate };
 
 export interface InnerCheck {
   readonly state: InnerStopState;

@@ -24,12 +24,10 @@ export type OuterCondition = (check: OuterCheck) => StopCandidate | undefined;
 export function haltedByTask({ results, onTaskStop }: OuterCheck): StopCandidate | undefined {
   const last = results[results.length - 1];
   if (last === undefined || onTaskStop !== 'halt' || isNaturalCompletion(last.stop.reason)) return undefined;
-  return {
-    reason: last.stop.reason,
-    detail: `task "${last.taskId}" stopped: ${last.stop.detail}`,
-    ...(last.stop.code === undefined ? {} : { code: last.stop.code }),
-    ...(last.stop.bound === undefined ? {} : { bound: last.stop.bound }),
-  };
+  const { stop } = last;
+  const detail = `task "${last.taskId}" stopped: ${stop.detail}`;
+  const bound = stop.bound === undefined ? {} : { bound: stop.bound };
+  return stop.reason === 'error' ? { reason: 'error', code: stop.code, detail, ...bound } : { reason: stop.reason, detail, ...bound };
 }
 
 export const everyTaskFinished: OuterCondition = ({ remaining, results }) => {

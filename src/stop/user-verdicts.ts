@@ -5,7 +5,8 @@ import type { StopCandidate } from './inner-conditions.js';
 
 /**
  * Runs user stop evaluators in order and returns the first verdict, checked against the
- * closed reason enum. A throw or an unknown reason becomes an `error` candidate naming the evaluator.
+ * closed reason enum. A throw or an unknown reason becomes an `error` candidate naming the evaluator
+ * (`stop_evaluator_failed`); a verdict `error` carries `error_verdict`.
  */
 export async function firstVerdict(
   evaluators: readonly (() => StopVerdict | undefined | Promise<StopVerdict | undefined>)[],
@@ -23,7 +24,9 @@ export async function firstVerdict(
     if (!reason.success) {
       return { reason: 'error', code: 'stop_evaluator_failed', detail: `${label} stop evaluator ${index} returned an unknown reason "${String(verdict.reason)}"` };
     }
-    return { reason: reason.data, detail: verdict.detail ?? `${label} stop evaluator ${index}` };
+    const detail = verdict.detail ?? `${label} stop evaluator ${index}`;
+    // An evaluator that judges the task failed answers `error`: the stop carries the code that says so.
+    return reason.data === 'error' ? { reason: 'error', code: 'error_verdict', detail } : { reason: reason.data, detail };
   }
   return undefined;
 }

@@ -6,13 +6,11 @@
  */
 import { z } from 'zod';
 import type { TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
-import type { KernelDeps } from '../kernel/kernel-deps.js';
-import type { RunRuntime } from '../kernel/run-runtime.js';
 import { haltedByTask } from '../stop/outer-conditions.js';
 import { chooseByRules, classifyMessages, parseClassification, type SelectableStrategy } from './auto-rules.js';
 import { workflowGoal } from './plan-runner.js';
 import { createPlanningSession, sumSpend, type PlanningSession } from './planning-session.js';
-import type { TaskStrategy } from './strategy.js';
+import type { StrategyDeps, StrategyRun, TaskStrategy } from './strategy.js';
 
 interface AutoState {
   readonly selected: SelectableStrategy;
@@ -34,8 +32,8 @@ function loadState(value: unknown): AutoState | undefined {
   return parsed.success ? (parsed.data as AutoState) : undefined;
 }
 
-export function createAutoStrategy(deps: KernelDeps, candidates: Readonly<Record<SelectableStrategy, TaskStrategy>>): TaskStrategy {
-  const delegate = async (state: AutoState, input: TaskSourceInput, run: RunRuntime, signal: AbortSignal): Promise<TaskSourceOutput> => {
+export function createAutoStrategy(deps: StrategyDeps, candidates: Readonly<Record<SelectableStrategy, TaskStrategy>>): TaskStrategy {
+  const delegate = async (state: AutoState, input: TaskSourceInput, run: StrategyRun, signal: AbortSignal): Promise<TaskSourceOutput> => {
     const output = await candidates[state.selected].next({ ...input, strategy: state.inner }, run, deps, signal);
     return { ...output, strategy: { ...state, inner: output.strategy } };
   };
@@ -70,9 +68,9 @@ export function createAutoStrategy(deps: KernelDeps, candidates: Readonly<Record
   };
 }
 
-async function choose(deps: KernelDeps, run: RunRuntime, session: PlanningSession): Promise<Omit<AutoState, 'inner'>> {
+async function choose(deps: StrategyDeps, run: StrategyRun, session: PlanningSession): Promise<Omit<AutoState, 'inner'>> {
   const goal = workflowGoal(deps, run);
-  const { classifier } = deps.autoRules;
+  const { classifier } = deps.loop.autoRules;
   let note = '';
   if (classifier !== undefined) {
     const reply = await session.call(classifier, classifyMessages(goal, run.tasks.length), 'classifier');
@@ -80,6 +78,6 @@ async function choose(deps: KernelDeps, run: RunRuntime, session: PlanningSessio
     if (picked !== undefined) return { selected: picked, reason: `the classifier answered ${picked}`, by: 'classifier' };
     note = reply.ok ? `the classifier named no strategy (${JSON.stringify(reply.text.slice(0, 80))}); ` : `${reply.problem}; `;
   }
-  const rule = chooseByRules(deps.autoRules, run.tasks.length, goal);
+  const rule = chooseByRules(deps.loop.autoRules, run.tasks.length, goal);
   return { selected: rule.strategy, reason: `${note}${rule.reason}`, by: 'rules' };
 }

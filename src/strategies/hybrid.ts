@@ -4,13 +4,12 @@
  * checkpointed strategy state) and may revise the remaining steps. A failed step is replanned as
  * in `plan_execute`.
  */
-import type { KernelDeps } from '../kernel/kernel-deps.js';
 import { createPlanStrategy } from './plan-runner.js';
 import { contextualStepPrompt } from './planner-prompts.js';
-import type { TaskStrategy } from './strategy.js';
+import type { StrategyDeps, TaskStrategy } from './strategy.js';
 
 export const HYBRID_STEP_LIMITS = { min: 3, max: 7 } as const;
 
-export function createHybridStrategy(deps: KernelDeps): TaskStrategy {
+export function createHybridStrategy(deps: StrategyDeps): TaskStrategy {
   return createPlanStrategy({ name: 'hybrid', limits: HYBRID_STEP_LIMITS, stepPrompt: contextualStepPrompt, reviewAfterStep: true }, deps);
 }

@@ -11,8 +11,6 @@ import { isNaturalCompletion, type StopReason } from '../contracts/stop.js';
 import type { TaskResult } from '../contracts/results.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { TaskSourceInput } from '../contracts/workflow-protocol.js';
-import type { KernelDeps } from '../kernel/kernel-deps.js';
-import type { RunRuntime } from '../kernel/run-runtime.js';
 import type { StopCandidate } from '../stop/inner-conditions.js';
 import { haltedByTask, type OuterCheck } from '../stop/outer-conditions.js';
 import { parsePlan, parseReview, type StepLimits } from './plan-parser.js';
@@ -21,7 +19,7 @@ import { mechanicalSummary, planMessages, replanMessages, reviewMessages } from 
 import { createPlanningSession, type PlanningSession } from './planning-session.js';
 import { freshActiveTask } from './react.js';
 import { sharedBudgetStop, stepBounds } from './shared-budget.js';
-import type { TaskStrategy } from './strategy.js';
+import type { StrategyDeps, StrategyRun, TaskStrategy } from './strategy.js';
 
 /** Step stops that trigger a replan; the others (budgets, deadlines, approvals, cancels) stop the workflow as usual. */
 export const REPLANNED_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(['error', 'loop_detected', 'max_tool_calls', 'max_runtime', 'policy_denied']);
@@ -37,8 +35,8 @@ export interface PlanStrategyConfig {
 }
 
 interface Pick {
-  readonly deps: KernelDeps;
-  readonly run: RunRuntime;
+  readonly deps: StrategyDeps;
+  readonly run: StrategyRun;
   readonly input: TaskSourceInput;
   readonly session: PlanningSession;
   readonly goal: string;
@@ -51,13 +49,13 @@ type Step = { readonly plan: PlanProgress; readonly decision?: undefined } | { r
 const stopWith = (plan: PlanProgress | undefined, stop: StopCandidate): Step => ({ plan, decision: { kind: 'stop', stop } });
 
 /** The workflow goal the planner plans for: the `goal` option, else the tasks (numbered when several). */
-export function workflowGoal(deps: KernelDeps, run: RunRuntime): string {
-  if (deps.goal !== undefined) return deps.goal;
+export function workflowGoal(deps: StrategyDeps, run: StrategyRun): string {
+  if (deps.loop.goal !== undefined) return deps.loop.goal;
   if (run.tasks.length === 1) return run.tasks[0]!.description;
   return run.tasks.map((task, index) => `${index + 1}. ${task.description}`).join('\n');
 }
 
-export function createPlanStrategy(config: PlanStrategyConfig, deps: KernelDeps): TaskStrategy {
+export function createPlanStrategy(config: PlanStrategyConfig, deps: StrategyDeps): TaskStrategy {
   return {
     name: config.name,
     async next(input, run, _deps, signal) {
@@ -88,7 +86,7 @@ async function advance(config: PlanStrategyConfig, pick: Pick, plan: PlanProgres
 }
 
 /** The tools the planner plans with: the run's, its tool sources opened first (ADR/0143). */
-async function runTools(run: RunRuntime): Promise<{ readonly ok: true; readonly descriptors: readonly ToolDescriptor[] } | { readonly ok: false; readonly stop: StopCandidate }> {
+async function runTools(run: StrategyRun): Promise<{ readonly ok: true; readonly descriptors: readonly ToolDescriptor[] } | { readonly ok: false; readonly stop: StopCandidate }> {
   try {
     return { ok: true, descriptors: (run.tools.ready ?? (await run.tools.open())).descriptors };
   } catch (error) {
@@ -100,11 +98,11 @@ async function runTools(run: RunRuntime): Promise<{ readonly ok: true; readonly 
 
 async function makePlan(config: PlanStrategyConfig, pick: Pick): Promise<Step> {
   const { deps, session } = pick;
-  const budget = sharedBudgetStop(deps.bounds, session.metrics(), 2, 'planning');
+  const budget = sharedBudgetStop(deps.loop.bounds, session.metrics(), 2, 'planning');
   if (budget !== undefined) return stopWith(undefined, budget);
   const tools = await runTools(pick.run);
   if (!tools.ok) return stopWith(undefined, tools.stop);
-  const reply = await session.call(deps.planner, planMessages(pick.goal, tools.descriptors, config.limits), 'planner');
+  const reply = await session.call(deps.models.planner, planMessages(pick.goal, tools.descriptors, config.limits), 'planner');
   if (!reply.ok) return stopWith(undefined, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parsePlan(reply.text, config.limits);
   if (!parsed.ok) return stopWith(undefined, { reason: 'error', code: 'plan_invalid', detail: `the planner's plan is unusable: ${parsed.problem}` });
@@ -115,7 +113,7 @@ async function makePlan(config: PlanStrategyConfig, pick: Pick): Promise<Step> {
 
 async function replan(config: PlanStrategyConfig, pick: Pick, plan: PlanProgress, failed: TaskResult): Promise<Step> {
   const { deps, session } = pick;
-  const { maxReplans } = deps.bounds.outer;
+  const { maxReplans } = deps.loop.bounds.outer;
   const failure = `step "${failed.description}" stopped ${failed.stop.reason}: ${failed.stop.detail}`;
   const record = { taskId: failed.taskId, description: failed.description, reason: failed.stop.reason, summary: mechanicalSummary(failed) };
   const after: PlanProgress = { ...plan, done: [...plan.done, record] };
@@ -126,12 +124,12 @@ async function replan(config: PlanStrategyConfig, pick: Pick, plan: PlanProgress
       bound: { name: 'maxReplans', limit: maxReplans, value: plan.replansUsed },
     });
   }
-  const budget = sharedBudgetStop(deps.bounds, session.metrics(), 2, 'a replan');
+  const budget = sharedBudgetStop(deps.loop.bounds, session.metrics(), 2, 'a replan');
   if (budget !== undefined) return stopWith(after, budget);
   const tools = await runTools(pick.run);
   if (!tools.ok) return stopWith(after, tools.stop);
   const messages = replanMessages({ goal: pick.goal, tools: tools.descriptors, limits: config.limits, plan, failed, maxReplans });
-  const reply = await session.call(deps.planner, messages, 'planner (replan)');
+  const reply = await session.call(deps.models.planner, messages, 'planner (replan)');
   if (!reply.ok) return stopWith(after, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parsePlan(reply.text, { min: 1, max: config.limits.max });
   if (!parsed.ok) return stopWith(after, { reason: 'error', code: 'plan_invalid', detail: `the planner's revised plan is unusable: ${parsed.problem}` });
@@ -152,8 +150,8 @@ async function replan(config: PlanStrategyConfig, pick: Pick, plan: PlanProgress
 async function review(config: PlanStrategyConfig, pick: Pick, plan: PlanProgress): Promise<Step> {
   const { deps, session } = pick;
   // Nothing left to revise, or no room for a review and a step: the next step runs as planned.
-  if (plan.cursor >= plan.steps.length || sharedBudgetStop(deps.bounds, session.metrics(), 2, 'a review') !== undefined) return { plan };
-  const reply = await session.call(deps.planner, reviewMessages({ goal: pick.goal, plan, limits: config.limits }), 'planner (review)');
+  if (plan.cursor >= plan.steps.length || sharedBudgetStop(deps.loop.bounds, session.metrics(), 2, 'a review') !== undefined) return { plan };
+  const reply = await session.call(deps.models.planner, reviewMessages({ goal: pick.goal, plan, limits: config.limits }), 'planner (review)');
   if (!reply.ok) return stopWith(plan, { reason: 'error', code: 'model_failed', detail: reply.problem });
   const parsed = parseReview(reply.text, config.limits);
   if (!parsed.ok) return stopWith(plan, { reason: 'error', code: 'plan_invalid', detail: `the planner's review is unusable: ${parsed.problem}` });
@@ -187,10 +185,10 @@ function issue(pick: Pick, plan: PlanProgress, config: PlanStrategyConfig): Step
     return { plan, decision: { kind: 'stop', stop: { reason: 'goal_achieved', detail } } };
   }
   const metrics = session.metrics();
-  const budget = sharedBudgetStop(deps.bounds, metrics, 1, `step ${plan.cursor + 1} ("${step.description}")`);
+  const budget = sharedBudgetStop(deps.loop.bounds, metrics, 1, `step ${plan.cursor + 1} ("${step.description}")`);
   if (budget !== undefined) return { plan, decision: { kind: 'stop', stop: budget } };
-  const task: TaskSpec = { id: stepTaskId(plan), index: input.results.length, description: step.description, bounds: stepBounds(deps.bounds.inner, metrics) };
-  return { plan: { ...plan, current: task.id }, decision: { kind: 'task', active: freshActiveTask(task, deps.system, config.stepPrompt(pick.goal, plan)) } };
+  const task: TaskSpec = { id: stepTaskId(plan), index: input.results.length, description: step.description, bounds: stepBounds(deps.loop.bounds.inner, metrics) };
+  return { plan: { ...plan, current: task.id }, decision: { kind: 'task', active: freshActiveTask(task, deps.context.system, config.stepPrompt(pick.goal, plan)) } };
 }
 
 /**
@@ -198,11 +196,11 @@ function issue(pick: Pick, plan: PlanProgress, config: PlanStrategyConfig): Step
  * workflow (the next TASK_SELECT replans); a step that spent the shared budget stops it with the
  * plan's bound; anything else follows the default rule.
  */
-function planHalt(check: OuterCheck, deps: KernelDeps): StopCandidate | undefined {
+function planHalt(check: OuterCheck, deps: StrategyDeps): StopCandidate | undefined {
   const last = check.results.at(-1);
   if (last === undefined || REPLANNED_STOPS.has(last.stop.reason)) return undefined;
   if (check.onTaskStop === 'halt' && (last.stop.reason === 'max_turns' || last.stop.reason === 'budget_exhausted')) {
-    return sharedBudgetStop(deps.bounds, check.metrics, 1, 'the next step') ?? haltedByTask(check);
+    return sharedBudgetStop(deps.loop.bounds, check.metrics, 1, 'the next step') ?? haltedByTask(check);
   }
   return haltedByTask(check);
 }

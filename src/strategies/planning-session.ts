@@ -11,12 +11,11 @@ import type { Model, ModelResult } from '../contracts/model.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { WorkflowMetrics } from '../contracts/results.js';
 import type { StrategySpend, TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
-import { checkedModelResult } from '../kernel/services/checked-model-result.js';
+import { checkedModelResult } from '../providers/checked-model-result.js';
 import { describeError } from '../errors.js';
-import type { KernelDeps } from '../kernel/kernel-deps.js';
-import type { RunRuntime } from '../kernel/run-runtime.js';
 import { addSpend } from '../loop/workflow-reducers.js';
 import type { StopCandidate } from '../stop/inner-conditions.js';
+import type { StrategyDeps, StrategyRun } from './strategy.js';
 
 /** Call counters of the models that are not the executor. */
 export interface ModelCounters {
@@ -44,8 +43,8 @@ export interface PlanningSession {
 
 export function createPlanningSession(options: {
   readonly input: TaskSourceInput;
-  readonly deps: KernelDeps;
-  readonly run: RunRuntime;
+  readonly deps: StrategyDeps;
+  readonly run: StrategyRun;
   readonly signal: AbortSignal;
   readonly counters: ModelCounters;
 }): PlanningSession {
@@ -55,8 +54,8 @@ export function createPlanningSession(options: {
   let counters = options.counters;
 
   const callIndexFor = (model: Model): number => {
-    if (model === deps.model) return input.modelCallIndex + executorCalls++;
-    if (model === deps.planner) {
+    if (model === deps.models.model) return input.modelCallIndex + executorCalls++;
+    if (model === deps.models.planner) {
       const index = counters.planner;
       counters = { ...counters, planner: index + 1 };
       return index;
@@ -80,7 +79,7 @@ export function createPlanningSession(options: {
         result = { type: 'failure', code: 'model_threw', message: describeError(error) };
       }
       // Planner and classifier usage counts against the budgets too: validated like every model's (ADR 0112).
-      result = checkedModelResult(result, deps.limits);
+      result = checkedModelResult(result, deps.tools.limits);
       const usage = result.type === 'response' ? result.usage : (result.usage ?? { inputTokens: 0, outputTokens: 0 });
       spent = {
         turns: spent.turns + 1,

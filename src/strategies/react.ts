@@ -40,7 +40,7 @@ export const reactStrategy: TaskStrategy = {
     if (task === undefined) {
       return { kind: 'stop', stop: { reason: 'goal_achieved', detail: `all ${input.results.length} tasks finished`, at: deps.clock.now() } };
     }
-    return { kind: 'task', active: freshActiveTask(task, deps.system) };
+    return { kind: 'task', active: freshActiveTask(task, deps.context.system) };
   },
   remaining: (results, _state, run) => Math.max(0, run.tasks.length - results.length),
 };

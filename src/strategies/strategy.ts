@@ -1,14 +1,45 @@
 import { z } from 'zod';
-import type { TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
+import type { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
+import type { Bounds } from '../contracts/bounds.js';
+import type { Clock } from '../contracts/clock.js';
+import type { KernelEventBody } from '../contracts/events.js';
+import type { Limits } from '../contracts/limits.js';
+import type { Model } from '../contracts/model.js';
 import type { TaskResult } from '../contracts/results.js';
-import type { KernelDeps } from '../kernel/kernel-deps.js';
-import type { RunRuntime } from '../kernel/run-runtime.js';
-import type { StopCandidate } from '../stop/inner-conditions.js';
+import type { StopCandidate } from '../contracts/stop.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
+import type { TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
 import type { OuterCheck } from '../stop/outer-conditions.js';
+import type { RunToolCatalog } from '../tools/run-tools.js';
+import type { ResolvedAutoRules } from './auto-rules.js';
 
 /** The loop strategies (docs/strategies.md); `react` is the default. */
 export const StrategyName = z.enum(['react', 'plan_execute', 'hybrid', 'auto']);
 export type StrategyName = z.infer<typeof StrategyName>;
+
+/**
+ * What a strategy needs of the kernel that runs it (the strategy port, ADR/0241): the models, the
+ * limits on what they answer, the clock and the loop's settings. The kernel's dependencies satisfy
+ * it; a strategy never sees the rest. The tools a planner is told about are the run's (`StrategyRun.tools`).
+ */
+export interface StrategyDeps {
+  readonly models: { readonly model: Model; readonly planner: Model };
+  readonly tools: { readonly limits: Limits };
+  readonly clock: Clock;
+  readonly context: { readonly system: string | undefined };
+  readonly loop: { readonly bounds: Bounds; readonly goal: string | undefined; readonly strategy: StrategyName; readonly autoRules: ResolvedAutoRules };
+}
+
+/** The run a strategy picks tasks for: its fixed task list, its events, its checkpoint writer. */
+export interface StrategyRun {
+  readonly runId: string;
+  /** The workflow's fixed task list (the `react` strategy walks it in order). */
+  readonly tasks: readonly TaskSpec[];
+  readonly checkpoints: Pick<CheckpointWriter, 'select'>;
+  /** The run's tools: the kernel's, plus its tool sources' once opened at the run's first need (ADR/0143). */
+  readonly tools: RunToolCatalog;
+  emit(body: KernelEventBody): void;
+}
 
 /**
  * Where the outer loop's next task comes from (TASK_SELECT). `react` walks the fixed list; the
@@ -21,9 +52,9 @@ export type StrategyName = z.infer<typeof StrategyName>;
  */
 export interface TaskStrategy {
   readonly name: string;
-  next(input: TaskSourceInput, run: RunRuntime, deps: KernelDeps, signal: AbortSignal): Promise<TaskSourceOutput>;
+  next(input: TaskSourceInput, run: StrategyRun, deps: StrategyDeps, signal: AbortSignal): Promise<TaskSourceOutput>;
   /** Tasks still to run after `results`, or `undefined` when the strategy cannot tell yet. */
-  remaining(results: readonly TaskResult[], state: unknown, run: RunRuntime): number | undefined;
+  remaining(results: readonly TaskResult[], state: unknown, run: StrategyRun): number | undefined;
   /**
    * The halt rule at NEXT_TASK, replacing the default (`haltedByTask`: a task that did not
    * complete stops the workflow with its reason). Plan strategies return nothing for a step they

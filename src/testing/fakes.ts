@@ -1,6 +1,6 @@
 import type { KernelEvent } from '../contracts/events.js';
-import type { Clock } from '../kernel/clock.js';
-import type { KernelLogger } from '../kernel/options.js';
+import type { Clock } from '../contracts/clock.js';
+import type { KernelLogger } from '../events/observers.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
 
 export interface ManualClock extends Clock {

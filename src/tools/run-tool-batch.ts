@@ -1,8 +1,8 @@
 import type { ToolCall } from '../contracts/messages.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { PendingFailure } from '../contracts/turn-protocol.js';
-import type { ToolExecution } from '../kernel/options.js';
 import { runToolCall, ToolHookFailure, type ToolCallScope } from './run-tool-call.js';
+import type { ToolExecution } from './tool-port.js';
 import { refusedResult } from './tool-results.js';
 
 export type BatchOutcome =

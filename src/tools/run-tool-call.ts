@@ -3,10 +3,10 @@ import type { ToolCall } from '../contracts/messages.js';
 import type { PolicyVerdict } from '../contracts/policy.js';
 import type { Tool, ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
-import type { KernelDeps } from '../kernel/kernel-deps.js';
-import type { RunRuntime } from '../kernel/run-runtime.js';
+import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
 import { CANCELLED, executeTool } from './execute-tool.js';
+import type { ToolCallDeps, ToolRun } from './tool-port.js';
 import { executedResult, refusedResult } from './tool-results.js';
 import { malformedArgumentsResult, unknownToolResult, validateArguments } from './validate-arguments.js';
 
@@ -18,9 +18,9 @@ export class ToolHookFailure extends Error {
 }
 
 export interface ToolCallScope {
-  readonly deps: KernelDeps;
-  readonly run: RunRuntime;
-  /** The run's tools by name (src/kernel/run-tools.ts). */
+  readonly deps: ToolCallDeps;
+  readonly run: ToolRun;
+  /** The run's tools by name: the kernel's own plus its opened tool sources' (`RunTools`, ADR/0143). */
   readonly tools: ReadonlyMap<string, Tool>;
   readonly taskId: string;
   readonly taskIndex: number;
@@ -94,8 +94,9 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   if (refusal !== undefined) return refusal;
 
   const invocation: ToolInvocation = { runId: run.runId, taskId: scope.taskId, turn: scope.turn, toolCallId: call.id, name: call.name, args: args.value };
-  if (deps.beforeToolCall !== undefined) {
-    const decision = await guardHook('beforeToolCall', () => deps.beforeToolCall!(invocation, scope.signal));
+  const { beforeToolCall, afterToolCall } = deps.tools;
+  if (beforeToolCall !== undefined) {
+    const decision = await guardHook('beforeToolCall', () => beforeToolCall(invocation, scope.signal));
     if (decision !== undefined && 'block' in decision) return refusedResult(call, `blocked: ${decision.block}`);
     if (decision !== undefined && 'args' in decision) {
       args = validateArguments(tool, decision.args);
@@ -106,9 +107,9 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   const outcome = await execute(tool, call, args.value, scope, turnScope);
   let value = outcome.value;
   let isError = outcome.isError;
-  if (deps.afterToolCall !== undefined) {
+  if (afterToolCall !== undefined) {
     const replacement = await guardHook('afterToolCall', () =>
-      deps.afterToolCall!({ ...invocation, args: args.value }, { result: value, isError }, scope.signal),
+      afterToolCall({ ...invocation, args: args.value }, { result: value, isError }, scope.signal),
     );
     if (replacement !== undefined) {
       if ('result' in replacement) value = replacement.result;
@@ -116,7 +117,7 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   // The model sees the result as it is recorded, secrets redacted: the same live and replayed (ADR/0100).
-  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.limits));
+  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits));
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
@@ -148,17 +149,13 @@ async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope):
   }
   const decision = { taskId: scope.taskId, taskIndex: scope.taskIndex, toolCallId: call.id, toolName: call.name };
   if (verdict.decision === 'require_approval') {
-    const approvalId = verdict.approvalId ?? call.id;
-    const answer = run.approvals.get(approvalId);
-    if (answer === 'approve') {
-      run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: 'allow', reason: `approved: ${verdict.reason}`, approvalId });
-      return undefined;
-    }
-    if (answer === 'reject') {
-      run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: 'deny', reason: `approval rejected: ${verdict.reason}`, approvalId });
+    const approval = decideApproval(verdict, call.id, run.approvals);
+    const { approvalId } = approval;
+    run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: approval.decision, reason: approval.reason, approvalId });
+    if (approval.decision === 'allow') return undefined;
+    if (approval.decision === 'deny') {
       return refusedResult(call, `rejected by the approver: ${verdict.reason}`, { policy: { decision: 'deny', reason: verdict.reason, approvalId } });
     }
-    run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: 'require_approval', reason: verdict.reason, approvalId });
     return refusedResult(call, `awaiting approval (${approvalId}): ${verdict.reason}`, {
       policy: { decision: 'require_approval', reason: verdict.reason, approvalId },
     });
@@ -183,7 +180,7 @@ function execute(tool: Tool, call: ToolCall, args: unknown, scope: ToolCallScope
       runId: run.runId,
       taskId: scope.taskId,
       update: (progress: unknown) => {
-        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress: boundValue(progress, { maxChars: deps.limits.toolResultChars, maxDepth: deps.limits.toolResultDepth }).value });
+        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress: boundValue(progress, { maxChars: deps.tools.limits.toolResultChars, maxDepth: deps.tools.limits.toolResultDepth }).value });
       },
     }),
   });

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ForkPoint } from '../contracts/fork.js';
-import { ConfigError, describeError, RunError } from '../errors.js';
+import { describeError, isDualloopError, isDualloopErrorOf } from '../errors.js';
 import { sendJson, sendText } from './local-http.js';
 
 /** What lets a viewer change things. Without it the viewer only reads the store. */
@@ -35,8 +35,8 @@ export async function handleForkRequest(request: IncomingMessage, response: Serv
   try {
     return sendJson(response, 200, { runId: await control.fork(runId, at as ForkPoint) });
   } catch (error) {
-    const status = error instanceof ConfigError ? 400 : error instanceof RunError ? (error.code === 'run_not_found' ? 404 : 409) : 500;
-    return sendJson(response, status, { error: describeError(error), ...(error instanceof RunError || error instanceof ConfigError ? { code: error.code } : {}) });
+    const status = isDualloopError(error, 'config_invalid') ? 400 : isDualloopErrorOf(error, 'run') ? (error.code === 'run_not_found' ? 404 : 409) : 500;
+    return sendJson(response, status, { error: describeError(error), ...(isDualloopError(error) ? { code: error.code } : {}) });
   }
 }
 

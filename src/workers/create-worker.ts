@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { PgBoss } from 'pg-boss';
 import type { PostgresStore } from '../checkpoint/postgres-store.js';
+import { WorkerError } from '../errors.js';
 import { createHolderId } from '../kernel/run-lease.js';
 import { endDeadLetteredRun, type DeadSlice } from './dead-letter.js';
 import { DEAD_LETTER_QUEUE, ensureQueue, openBoss, queueOf } from './run-queue.js';
@@ -124,7 +125,7 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     workerId: settings.workerId,
     start() {
-      if (stopping !== undefined) return Promise.reject(new Error(`worker ${settings.workerId} was stopped; create another one`));
+      if (stopping !== undefined) return Promise.reject(new WorkerError({ code: 'worker_stopped', workerId: settings.workerId, message: `worker ${settings.workerId} was stopped; create another one` }));
       starting ??= open();
       return starting;
     },

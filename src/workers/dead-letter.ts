@@ -11,6 +11,7 @@ import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import { EMPTY_PROGRESS } from '../contracts/workflow-protocol.js';
+import { RunError } from '../errors.js';
 import { acquireRunLease } from '../kernel/run-lease.js';
 import { normalizeTasks } from '../kernel/tasks.js';
 import { SliceData } from './run-queue.js';
@@ -38,7 +39,7 @@ export async function endDeadLetteredRun(store: CheckpointStore, slice: DeadSlic
   const previous = await store.loadResult(runId);
   if (previous !== undefined && previous.stop.reason !== 'awaiting_approval') return undefined;
   const lease = await acquireRunLease(store, runId, holder, leaseMs);
-  if (!lease.acquired) throw new Error(`run ${runId} is still held by ${lease.holder}; its dead-lettering is retried`);
+  if (!lease.acquired) throw new RunError({ code: 'run_held', runId, message: `run ${runId} is still held by ${lease.holder}; its dead-lettering is retried` });
   try {
     // A checkpoint that cannot be read ends the run all the same, with no results.
     const checkpoint = await readCheckpoint(store, runId).catch(() => undefined);

@@ -6,7 +6,7 @@
  */
 import type { PgBoss } from 'pg-boss';
 import type { CheckpointStore } from '../contracts/store.js';
-import { RunError } from '../errors.js';
+import { isDualloopError, RunError, WorkerError } from '../errors.js';
 import { createKernel } from '../kernel/create-kernel.js';
 import { suspendRun } from '../kernel/run-suspension.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
@@ -49,7 +49,7 @@ export async function runSlice(context: SliceContext, job: SliceJob): Promise<Sl
     ...(stop === undefined ? {} : { stop: { reason: stop.reason, detail: stop.detail } }),
   });
   const build = settings.workflows[data.workflow];
-  if (build === undefined) throw new Error(`this worker has no workflow "${data.workflow}"`);
+  if (build === undefined) throw new WorkerError({ code: 'workflow_unknown', workerId: settings.workerId, message: `this worker has no workflow "${data.workflow}"` });
 
   const existing = await store.getRun(data.runId);
   if (existing !== undefined) {
@@ -58,7 +58,7 @@ export async function runSlice(context: SliceContext, job: SliceJob): Promise<Sl
     // process included) is not restarted by a stray or duplicate slice.
     if (result !== undefined && result.stop.reason !== 'awaiting_approval') return report('finished', result.stop);
   } else if (data.tasks === undefined) {
-    throw new Error(`run ${data.runId} does not exist and its slice carries no tasks`);
+    throw new RunError({ code: 'run_not_found', runId: data.runId, message: `run ${data.runId} does not exist and its slice carries no tasks` });
   }
 
   const options = await build({ workflow: data.workflow, runId: data.runId, workerId: settings.workerId });
@@ -67,13 +67,13 @@ export async function runSlice(context: SliceContext, job: SliceJob): Promise<Sl
   try {
     run = existing === undefined ? kernel.start(data.tasks, { runId: data.runId }) : await kernel.resume(data.runId);
   } catch (error) {
-    if (error instanceof RunError && error.code === 'run_held') {
+    if (isDualloopError(error, 'run_held')) {
       // Another process holds the run (a drained worker releasing it, a dead one's lease running
       // out): try again later instead of spending a retry.
       await sendSlice(context.boss, data, { ...priorityOf(job), startAfterSeconds: Math.min(Math.ceil(settings.leaseMs / 1000), 2) });
       return report('held');
     }
-    if (error instanceof RunError && error.code === 'run_finished') return report('finished');
+    if (isDualloopError(error, 'run_finished')) return report('finished');
     throw error;
   }
 

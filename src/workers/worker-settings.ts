@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 import type { KernelOptions } from '../kernel/options.js';
 import { LEASE_TTL_MS } from '../kernel/run-lease.js';
 import { TaskInputSchema, type TaskInput } from '../kernel/tasks.js';
-import { zodIssues } from '../kernel/zod-issues.js';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 /** A workflow's name: it names its pg-boss queue (`dualloop.<workflow>`), so it keeps to pg-boss's characters. */
 const WorkflowName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'must be 1–100 letters, digits, "_", "." or "-", starting with a letter or digit');

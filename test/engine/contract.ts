@@ -11,6 +11,7 @@ import {
   defineTool,
   ENGINE_EVENT_TYPES,
   EngineError,
+  ErrorCode,
   StopReason,
   terminate,
   type EngineAdapter,
@@ -75,6 +76,8 @@ function outputViolations(output: EngineOutput): string[] {
   if (!StopReason.safeParse(output.stopReason).success) problems.push(`invalid stop reason ${String(output.stopReason)}`);
   if (typeof output.text !== 'string') problems.push('output.text is not a string');
   if (typeof output.stopDetail !== 'string' || output.stopDetail === '') problems.push('output.stopDetail is empty');
+  if (output.stopReason === 'error' && !ErrorCode.safeParse(output.stopCode).success) problems.push(`an error end carries no ErrorCode (stopCode ${String(output.stopCode)})`);
+  if (output.stopReason !== 'error' && output.stopCode !== undefined) problems.push(`a ${output.stopReason} end carries stopCode ${output.stopCode}`);
   const numbers = { ...output.usage, ...output.metrics } as Record<string, unknown>;
   for (const [name, value] of Object.entries(numbers)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) problems.push(`metric ${name} is not a finite non-negative number: ${String(value)}`);
@@ -175,6 +178,7 @@ export function describeEngineContract(name: string, makeAdapter: MakeAdapter): 
       const { adapter } = make([{ error: 'provider down' }]);
       const { output } = await runValid(adapter, { prompt: 'hi' });
       expect(output.stopReason).toBe('error');
+      expect(output.stopCode).toBe('model_failed');
       expect(output.stopDetail).toContain('provider down');
     });
 

@@ -95,6 +95,19 @@ describe('differential: dualloop engine vs loop engine', () => {
     );
   });
 
+  it('a tool sees the same run context on both engines: the task id is the first task\'s', async () => {
+    const seen = (engine: 'kernel' | 'loop') => {
+      const taskIds: string[] = [];
+      const probe = defineTool({ name: 'probe', description: 'records its context', parameters: z.object({}), execute: (_args, context) => void taskIds.push(context.taskId) });
+      const script: ScriptStep[] = [{ toolCalls: [{ name: 'probe', args: {} }] }, { text: 'done' }];
+      const adapter = engine === 'kernel' ? createEngine({ model: scriptedModel(script), tools: [probe] }) : loopEngine({ model: scriptedModel(script), tools: [probe] });
+      return drain(adapter.stream({ prompt: 'go' })).then(() => taskIds);
+    };
+    const [kernel, loop] = [await seen('kernel'), await seen('loop')];
+    expect(kernel).toEqual(['task-1']);
+    expect(loop).toEqual(kernel);
+  });
+
   it('the scripts cover every stop reason the two engines share', async () => {
     const reasons = new Set<string>();
     for (const plan of fc.sample(fc.array(turnPlan, { minLength: 1, maxLength: 7 }), { numRuns: 150, seed: 20_261_122 })) {

@@ -20,6 +20,9 @@ import {
   RunErrorCode,
   StoreError,
   StoreErrorCode,
+  keepRecentTurns,
+  WorkerError,
+  WorkerErrorCode,
   type KernelEvent,
 } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
@@ -33,12 +36,13 @@ const SAMPLES = [
   new StoreError({ code: 'store_corrupt', path: '/tmp/x.db', message: 'not a database' }),
   new EngineError({ code: 'engine_busy', engineId: 'loop', message: 'busy' }),
   new McpError({ code: 'server_closed', server: 'files', message: 'closed' }),
+  new WorkerError({ code: 'worker_stopped', workerId: 'w1', message: 'stopped' }),
   new FailureError({ code: 'policy_failed', message: 'checkTask threw' }),
 ];
 
 describe('error codes', () => {
   it('the union is closed: every code belongs to exactly one family', () => {
-    const families = [ConfigErrorCode, RunErrorCode, StoreErrorCode, EngineErrorCode, McpErrorCode, FailureCode].map((family) => family.options as readonly string[]);
+    const families = [ConfigErrorCode, RunErrorCode, StoreErrorCode, EngineErrorCode, McpErrorCode, WorkerErrorCode, FailureCode].map((family) => family.options as readonly string[]);
     const all = families.flat();
     expect(new Set(all).size).toBe(all.length);
     expect([...ErrorCode.options].sort()).toEqual([...all].sort());
@@ -112,5 +116,25 @@ describe('thrown and reported errors carry a code', () => {
     const result = await run.result;
     expect(events.filter((event) => event.type === 'error').map((event) => event.code)).toEqual(['policy_failed']);
     expect(result.stop).toMatchObject({ reason: 'error', code: 'policy_failed' });
+  });
+
+  it('a stop evaluator that answers `error`: the stop and its error event carry error_verdict (inner and outer)', async () => {
+    const verdict = () => ({ reason: 'error' as const, detail: 'the answer is wrong' });
+    for (const stopEvaluators of [{ inner: [verdict] }, { outer: [verdict] }]) {
+      const run = createKernel({ model: scriptedModel([{ text: 'done' }, { text: 'done' }]), stopEvaluators }).start(['first', 'second']);
+      const events: KernelEvent[] = [];
+      for await (const event of run) events.push(event);
+      const result = await run.result;
+      expect(result.stop).toMatchObject({ reason: 'error', code: 'error_verdict', detail: expect.stringContaining('the answer is wrong') });
+      expect(events.filter((event) => event.type === 'error').map((event) => event.code)).toEqual(['error_verdict']);
+    }
+  });
+
+  it('misuse at the caller is a coded ConfigError: a bad compactor option, an empty steering message', async () => {
+    expect(() => keepRecentTurns({ keep: 1 })).toThrow(expect.objectContaining({ code: 'config_invalid', issues: [expect.objectContaining({ path: 'keep' })] }));
+    const run = createKernel({ model: scriptedModel([{ text: 'done' }]) }).start(['task']);
+    expect(() => run.steer('')).toThrow(expect.objectContaining({ code: 'config_invalid' }));
+    expect(() => run.followUp(42 as never)).toThrow(expect.objectContaining({ code: 'config_invalid' }));
+    await run.result;
   });
 });

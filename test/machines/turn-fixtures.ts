@@ -17,7 +17,7 @@ export function turnInput(wrapUpOnBound = true): TurnInput {
   };
 }
 
-export const stop = (reason: StopReason): StopCondition => ({ reason, detail: reason, at: 1 });
+export const stop = (reason: StopReason): StopCondition => (reason === 'error' ? { reason, code: 'internal_error', detail: reason, at: 1 } : { reason, detail: reason, at: 1 });
 
 export const textAnswer: ModelResult = { type: 'response', text: 'answer', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0, finishReason: 'stop' };
 export const toolAnswer: ModelResult = {

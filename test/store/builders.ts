@@ -18,7 +18,8 @@ export function runRecord(runId: string, overrides: Partial<RunRecord> = {}): Ru
 }
 
 export function stop(reason: StopReason, detail = `stopped: ${reason}`, bound?: StopCondition['bound']): StopCondition {
-  return { reason, detail, at: T0 + 500, ...(bound === undefined ? {} : { bound }) };
+  const fields = { detail, at: T0 + 500, ...(bound === undefined ? {} : { bound }) };
+  return reason === 'error' ? { reason, code: 'store_call_failed', ...fields } : { reason, ...fields };
 }
 
 export function taskResult(index: number, reason: StopReason = 'planner_stopped', bound?: StopCondition['bound']): TaskResult {

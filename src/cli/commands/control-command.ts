@@ -1,5 +1,5 @@
 import { approveRun, cancelRun, steerRun } from '../../control/run-control.js';
-import { RunError } from '../../errors.js';
+import { isDualloopErrorOf } from '../../errors.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { queueTarget } from '../queue-target.js';
@@ -41,7 +41,7 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
     }
     return EXIT.completed;
   } catch (error) {
-    if (!(error instanceof RunError)) throw error;
+    if (!isDualloopErrorOf(error, 'run')) throw error;
     complain(io, `${error.message} [${error.code}]`);
     return EXIT.usage;
   } finally {

@@ -1,6 +1,7 @@
+import type { RunErrorCode } from '../../contracts/error-codes.js';
 import { readCheckpoint } from '../../checkpoint/read-checkpoint.js';
 import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
-import { ConfigError, describeError, RunError } from '../../errors.js';
+import { describeError, isDualloopError, isDualloopErrorOf } from '../../errors.js';
 import type { BoundOverrides } from '../../manifest/bound-overrides.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -22,7 +23,7 @@ export interface ForkFlags extends BoundOverrides {
 }
 
 /** Errors that mean "this fork cannot be made here" rather than "something broke". */
-const USAGE_CODES = new Set(['run_not_found', 'fork_point_not_found', 'run_exists']);
+const USAGE_CODES: ReadonlySet<string> = new Set<RunErrorCode>(['run_not_found', 'fork_point_not_found', 'run_exists']);
 
 const POINT = /^([1-9]\d{0,8})(?::([1-9]\d{0,8}))?$/;
 
@@ -62,12 +63,12 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
         io.cwd,
       );
     } catch (error) {
-      if (error instanceof ConfigError) {
+      if (isDualloopError(error, 'config_invalid')) {
         complain(io, error.issues.map((issue) => `${cliName(issue.path)}: ${issue.message}`).join('\n'));
         return EXIT.usage;
       }
       complain(io, `cannot fork ${sourceRunId} at ${formatForkPoint(at)}: ${describeError(error)}`);
-      return error instanceof RunError && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.error;
+      return isDualloopErrorOf(error, 'run') && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.error;
     }
     if (!forked.ok) {
       if (forked.issues !== undefined) reportIssues(io.stderr, forked.issues);

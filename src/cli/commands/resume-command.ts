@@ -1,6 +1,7 @@
+import type { RunErrorCode } from '../../contracts/error-codes.js';
 import type { ApprovalAnswer } from '../../contracts/policy.js';
 import { isNaturalCompletion } from '../../contracts/stop.js';
-import { describeError, RunError } from '../../errors.js';
+import { describeError, isDualloopErrorOf } from '../../errors.js';
 import { createManifestKernel } from '../../manifest/manifest-kernel.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -21,7 +22,7 @@ export interface ResumeFlags {
 }
 
 /** Errors that mean "this run id cannot be resumed here" rather than "something broke". */
-const USAGE_CODES = new Set(['run_not_found', 'run_finished']);
+const USAGE_CODES: ReadonlySet<string> = new Set<RunErrorCode>(['run_not_found', 'run_finished']);
 
 /**
  * `dualloop resume <runId>`: rebuilds the kernel from the manifest and bound overrides the run
@@ -67,7 +68,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
       run = await kernel.value.resume(runId, { approvals });
     } catch (error) {
       complain(io, `cannot resume ${runId}: ${describeError(error)}`);
-      return error instanceof RunError && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.error;
+      return isDualloopErrorOf(error, 'run') && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.error;
     }
     const before = audit === undefined ? undefined : { metrics: audit.workflow.metrics, tasksDone: audit.tasks.filter((task) => isNaturalCompletion(task.stop.reason)).length };
     return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap, ...(before === undefined ? {} : { before }) });

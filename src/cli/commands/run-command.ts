@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, describeError, FailureError } from '../../errors.js';
+import { describeError, FailureError, isDualloopError } from '../../errors.js';
 import type { BoundOverrides } from '../../manifest/bound-overrides.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -62,7 +62,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
     try {
       run = kernel.value.start(undefined, flags.runId === undefined ? {} : { runId: flags.runId });
     } catch (error) {
-      if (error instanceof ConfigError) complain(io, error.issues.map((issue) => `${issue.path === 'runId' ? '--run-id' : issue.path}: ${issue.message}`).join('\n'));
+      if (isDualloopError(error, 'config_invalid')) complain(io, error.issues.map((issue) => `${issue.path === 'runId' ? '--run-id' : issue.path}: ${issue.message}`).join('\n'));
       else complain(io, `cannot start the run: ${describeError(error)}`);
       return EXIT.usage;
     }

@@ -1,4 +1,4 @@
-import { ConfigError, describeError } from '../../errors.js';
+import { describeError, isDualloopError } from '../../errors.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followStoredRun } from '../follow-stored-run.js';
@@ -41,7 +41,7 @@ export async function submitCommand(manifestPath: string, flags: SubmitFlags, io
   try {
     submitted = await submitRun({ ...target, workflow: workflowOf(manifestPath), tasks, ...(flags.runId === undefined ? {} : { runId: flags.runId }), ...(flags.priority === undefined ? {} : { priority: flags.priority }) });
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (isDualloopError(error, 'config_invalid')) {
       complain(io, error.issues.map((issue) => `${issue.path === 'workflow' ? `workflow name "${workflowOf(manifestPath)}" (the manifest's file name)` : issue.path}: ${issue.message}`).join('\n'));
       return EXIT.usage;
     }

@@ -1,3 +1,4 @@
+import { ConfigError } from '../../errors.js';
 import { displayPath } from '../../manifest/load-manifest.js';
 import { formatForkPoint } from '../../contracts/fork.js';
 import type { WorkflowRun } from '../../kernel/workflow-run.js';
@@ -65,7 +66,10 @@ function forkControl(opened: OpenedStore, io: CommandIO, forks: Set<WorkflowRun>
   return {
     async fork(sourceRunId, at) {
       const outcome = await forkStoredRun(opened, { sourceRunId, at }, io.cwd);
-      if (!outcome.ok) throw new Error(outcome.message ?? (outcome.issues ?? []).map((issue) => `${issue.file}: ${issue.message}`).join('; '));
+      if (!outcome.ok) {
+        const issues = outcome.issues?.map((issue) => ({ path: issue.file, message: issue.message })) ?? [{ path: 'manifest', message: outcome.message ?? 'no manifest to fork with' }];
+        throw new ConfigError({ message: `run ${sourceRunId} cannot be forked here`, issues });
+      }
       const { run } = outcome;
       forks.add(run);
       io.stderr.write(`forked ${sourceRunId} at ${formatForkPoint(at)} as ${run.runId}\n`);

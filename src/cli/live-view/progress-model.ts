@@ -1,3 +1,4 @@
+import { defaultTaskId } from '../../contracts/task-id.js';
 import type { KernelEvent, TaskCounters } from '../../contracts/events.js';
 import type { StopCondition } from '../../contracts/stop.js';
 import type { WorkflowMetrics } from '../../contracts/results.js';
@@ -104,5 +105,5 @@ function add(totals: Totals, counters: TaskCounters): Totals {
 function withTask(tasks: ProgressState['tasks'], index: number, task: ProgressState['tasks'][number]): ProgressState['tasks'] {
   const copy = [...tasks];
   copy[index] = task;
-  return Array.from(copy, (entry, position) => entry ?? { id: `task-${position + 1}`, description: '' });
+  return Array.from(copy, (entry, position) => entry ?? { id: defaultTaskId(position), description: '' });
 }

@@ -2,7 +2,7 @@ import { fromCallback } from 'xstate';
 import type { TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { InnerStopView } from '../../contracts/hooks.js';
 import type { TurnResult } from '../../contracts/results.js';
-import { pickStop, stopPriority, type StopCondition } from '../../contracts/stop.js';
+import { pickStop, stopPriority, type StopCondition, type StopReason } from '../../contracts/stop.js';
 import type { InnerStopState, StopEvaluateRequest, TurnEvent } from '../../contracts/turn-protocol.js';
 import { INNER_CONDITIONS, type StopCandidate } from '../../stop/inner-conditions.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
@@ -19,32 +19,33 @@ type Reply = Extract<TurnEvent, { type: 'STOP_DECIDED' }>;
  * `STOP_DECIDED` with the highest-priority stop, or none to go on.
  */
 export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry) {
-  const hasUserChecks = deps.innerEvaluators.length > 0 || deps.shouldStopAfterTurn !== undefined;
+  const hasUserChecks = deps.stop.inner.length > 0 || deps.stop.shouldStopAfterTurn !== undefined;
   return fromCallback<StopEvaluateRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
     const run = runtimeOf(registry, input.runId);
     // Only the user's checks take a signal: without them no controller is made (issue 16: per-task setup).
     const controller = hasUserChecks ? new AbortController() : undefined;
     receive(({ state }) => {
       const elapsedMs = state.elapsedBeforeMs + Math.max(0, deps.clock.now() - state.startedAt);
-      const check = { state, elapsedMs, loopThreshold: deps.loopThreshold };
-      let builtIn: StopCandidate | undefined;
-      for (const condition of INNER_CONDITIONS) {
-        const candidate = condition(check);
-        if (candidate !== undefined && (builtIn === undefined || stopPriority(candidate.reason) < stopPriority(builtIn.reason))) builtIn = candidate;
-      }
-      if (!hasUserChecks || (builtIn !== undefined && stopPriority(builtIn.reason) <= 1)) {
+      const check = { state, elapsedMs, loopThreshold: deps.stop.loopThreshold };
+      const builtIn = pickStop(INNER_CONDITIONS.map((condition) => condition(check)));
+      if (!hasUserChecks || (builtIn !== undefined && preemptsUserChecks(builtIn.reason))) {
         sendBack(decided(builtIn, deps.clock.now()));
         return;
       }
       const signal = controller!.signal;
       void userCandidate(deps, state, elapsedMs, signal).then((user) => {
         if (signal.aborted) return;
-        if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', message: user.detail, taskId: input.taskId, taskIndex: input.taskIndex });
+        if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', code: user.code, message: user.detail, taskId: input.taskId, taskIndex: input.taskIndex });
         sendBack(decided(pickStop([builtIn, user]), deps.clock.now()));
       });
     });
     return () => controller?.abort(TASK_STOPPED);
   });
+}
+
+/** A cancel or an error outranks anything a user check could answer: they are not asked. */
+function preemptsUserChecks(reason: StopReason): boolean {
+  return stopPriority(reason) <= stopPriority('error');
 }
 
 function decided(candidate: StopCandidate | undefined, at: number): Reply {
@@ -53,8 +54,8 @@ function decided(candidate: StopCandidate | undefined, at: number): Reply {
 }
 
 async function userCandidate(deps: KernelDeps, state: InnerStopState, elapsedMs: number, signal: AbortSignal): Promise<StopCandidate | undefined> {
-  if (deps.shouldStopAfterTurn !== undefined) {
-    const check = deps.shouldStopAfterTurn;
+  if (deps.stop.shouldStopAfterTurn !== undefined) {
+    const check = deps.stop.shouldStopAfterTurn;
     const turn = turnView(state);
     const goal = await firstVerdict(
       [async () => ((await check(turn, { id: state.task.id, index: state.task.index })) ? { reason: 'goal_achieved', detail: 'shouldStopAfterTurn returned true' } : undefined)],
@@ -62,7 +63,7 @@ async function userCandidate(deps: KernelDeps, state: InnerStopState, elapsedMs:
     );
     if (goal !== undefined) return goal;
   }
-  if (deps.innerEvaluators.length === 0) return undefined;
+  if (deps.stop.inner.length === 0) return undefined;
   const view: InnerStopView = {
     runId: state.runId,
     taskId: state.task.id,
@@ -75,7 +76,7 @@ async function userCandidate(deps: KernelDeps, state: InnerStopState, elapsedMs:
     lastText: state.result?.type === 'response' ? state.result.text : '',
     messages: state.messages,
   };
-  return firstVerdict(deps.innerEvaluators.map((evaluate) => () => evaluate(view, signal)), 'inner');
+  return firstVerdict(deps.stop.inner.map((evaluate) => () => evaluate(view, signal)), 'inner');
 }
 
 /** The turn as `shouldStopAfterTurn` sees it: its result before it is closed. */

@@ -7,7 +7,7 @@ import { describeError } from '../../errors.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
-import { checkedModelResult } from './checked-model-result.js';
+import { checkedModelResult } from '../../providers/checked-model-result.js';
 import { failureScope } from '../../loop/turn-reducers.js';
 
 type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
@@ -66,7 +66,7 @@ async function callModel(
   try {
     const messages = await visibleMessages(deps, run, service, request, signal);
     const tools = request.wrapUp ? [] : (run.tools.ready ?? (await openTools(run))).descriptors;
-    result = await deps.model.call({
+    result = await deps.models.model.call({
       messages,
       tools,
       signal,
@@ -78,7 +78,7 @@ async function callModel(
   } catch (error) {
     result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : error instanceof ToolSourceError ? 'tool_failed' : 'model_threw', message: describeError(error) };
   }
-  result = checkedModelResult(result, deps.limits);
+  result = checkedModelResult(result, deps.tools.limits);
   if (signal.aborted) return result;
   if (result.type === 'failure') {
     run.emit({ type: 'error', scope: failureScope(result.code), message: `${result.code}: ${result.message}`, taskId: service.taskId, taskIndex: service.taskIndex });
@@ -120,16 +120,16 @@ async function visibleMessages(
   signal: AbortSignal,
 ): Promise<readonly Message[]> {
   let messages = request.messages;
-  if (deps.transformContext !== undefined) {
+  if (deps.context.transformContext !== undefined) {
     try {
-      messages = await deps.transformContext(messages, signal);
+      messages = await deps.context.transformContext(messages, signal);
     } catch (error) {
       throw new HookError(`transformContext threw: ${describeError(error)}`);
     }
   }
-  if (deps.ephemeralMessages === undefined) return messages;
+  if (deps.context.ephemeralMessages === undefined) return messages;
   try {
-    const extra = await deps.ephemeralMessages({ runId: run.runId, taskId: service.taskId, turn: request.turn });
+    const extra = await deps.context.ephemeralMessages({ runId: run.runId, taskId: service.taskId, turn: request.turn });
     return extra.length === 0 ? messages : [...messages, ...extra];
   } catch (error) {
     run.emit({ type: 'warning', message: `ephemeralMessages threw (ignored): ${describeError(error)}`, taskId: service.taskId, taskIndex: service.taskIndex });

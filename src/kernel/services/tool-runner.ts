@@ -4,6 +4,7 @@ import type { ToolRunRequest, TurnEvent } from '../../contracts/turn-protocol.js
 import { describeError } from '../../errors.js';
 import { runToolBatch, type BatchOutcome } from '../../tools/run-tool-batch.js';
 import type { ToolCallScope } from '../../tools/run-tool-call.js';
+import type { RunToolCatalog } from '../../tools/run-tools.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry } from '../run-runtime.js';
@@ -12,17 +13,17 @@ import { runtimeOf, type RunRegistry } from '../run-runtime.js';
  * The turn's calls with the run's tools. The sources are open already after a model call; a resume
  * that starts in ACT opens them here, and one that does not open fails the batch (scope `tool`).
  */
-async function runTurnTools(request: ToolRunRequest, base: Omit<ToolCallScope, 'signal' | 'tools'>, signal: AbortSignal): Promise<BatchOutcome> {
-  const { deps, run } = base;
-  let catalog = run.tools.ready;
+async function runTurnTools(request: ToolRunRequest, runTools: RunToolCatalog, base: Omit<ToolCallScope, 'signal' | 'tools'>, signal: AbortSignal): Promise<BatchOutcome> {
+  let catalog = runTools.ready;
   if (catalog === undefined) {
     try {
-      catalog = await run.tools.open();
+      catalog = await runTools.open();
     } catch (error) {
       return { ok: false, failure: { scope: 'tool', message: `tool_failed: ${describeError(error)}` }, results: [] };
     }
   }
-  return runToolBatch(request.calls, request.slots, deps.toolExecution, deps.toolConcurrency, { ...base, tools: catalog.tools }, signal);
+  const { tools } = base.deps;
+  return runToolBatch(request.calls, request.slots, tools.execution, tools.concurrency, { ...base, tools: catalog.byName }, signal);
 }
 
 type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' | 'TOOL_STARTED' }>;
@@ -44,7 +45,7 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
         if (!current.signal.aborted) sendBack({ type: 'TOOL_STARTED' });
       };
       const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent, onStart };
-      void runTurnTools(request, base, current.signal).then((outcome) => {
+      void runTurnTools(request, run.tools, base, current.signal).then((outcome) => {
         if (current.signal.aborted) return;
         const at = deps.clock.now();
         if (outcome.ok) {

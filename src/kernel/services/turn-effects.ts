@@ -41,7 +41,7 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
 export function createNeedsCompaction(deps: KernelDeps, registry: RunRegistry) {
   return ({ context }: { context: TurnContext }, check: CompactionCheck) => {
     try {
-      return deps.compactor.shouldCompact(check.messages, { turn: check.turn });
+      return deps.context.compactor.shouldCompact(check.messages, { turn: check.turn });
     } catch (error) {
       runtimeOf(registry, context.runId).emit({
         type: 'error',
@@ -65,7 +65,7 @@ export function createCompactorActor(deps: KernelDeps) {
     const controller = new AbortController();
     receive((request) => {
       Promise.resolve()
-        .then(() => deps.compactor.compact(request.messages, controller.signal))
+        .then(() => deps.context.compactor.compact(request.messages, controller.signal))
         .then(
           (messages) => {
             if (!controller.signal.aborted) sendBack({ type: 'COMPACTED', messages });

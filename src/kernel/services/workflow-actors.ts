@@ -10,6 +10,7 @@ import type {
   TaskSourceOutput,
 } from '../../contracts/workflow-protocol.js';
 import { describeError, FailureError } from '../../errors.js';
+import { decideApproval } from '../../policy/approvals.js';
 import { haltedByTask, OUTER_CONDITIONS } from '../../stop/outer-conditions.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
 import type { TaskStrategy } from '../../strategies/strategy.js';
@@ -48,17 +49,13 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
       run.emit({ type: 'policy_decision', ...scope, decision: 'deny', reason: verdict.reason });
       return { decision: 'deny', at, stop: { reason: 'policy_denied', detail: `task "${task.id}" denied by policy: ${verdict.reason}`, at } };
     }
-    const approvalId = verdict.approvalId ?? `task:${task.id}`;
-    const answer = run.approvals.get(approvalId);
-    if (answer === 'approve') {
-      run.emit({ type: 'policy_decision', ...scope, decision: 'allow', reason: `approved: ${verdict.reason}`, approvalId });
-      return { decision: 'allow', at };
-    }
-    if (answer === 'reject') {
-      run.emit({ type: 'policy_decision', ...scope, decision: 'deny', reason: `approval rejected: ${verdict.reason}`, approvalId });
+    const approval = decideApproval(verdict, `task:${task.id}`, run.approvals);
+    const { approvalId } = approval;
+    run.emit({ type: 'policy_decision', ...scope, decision: approval.decision, reason: approval.reason, approvalId });
+    if (approval.decision === 'allow') return { decision: 'allow', at };
+    if (approval.decision === 'deny') {
       return { decision: 'deny', at, stop: { reason: 'policy_denied', detail: `task "${task.id}": approval ${approvalId} rejected`, at } };
     }
-    run.emit({ type: 'policy_decision', ...scope, decision: 'require_approval', reason: verdict.reason, approvalId });
     return {
       decision: 'require_approval',
       at,
@@ -94,13 +91,13 @@ export function createOuterStopEvaluator(deps: KernelDeps, registry: RunRegistry
     if (halted !== undefined) return { stop: { ...halted, at: now }, at: now };
     const builtIn = pickStop(OUTER_CONDITIONS.map((condition) => condition(check)));
     const user =
-      deps.outerEvaluators.length === 0 || builtIn?.reason === 'goal_achieved'
+      deps.stop.outer.length === 0 || builtIn?.reason === 'goal_achieved'
         ? undefined
         : await firstVerdict(
-            deps.outerEvaluators.map((evaluate) => () => evaluate({ runId: run.runId, results: input.results, metrics: input.metrics }, signal)),
+            deps.stop.outer.map((evaluate) => () => evaluate({ runId: run.runId, results: input.results, metrics: input.metrics }, signal)),
             'outer',
           );
-    if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', message: user.detail });
+    if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', code: user.code, message: user.detail });
     const chosen = pickStop([builtIn, user]);
     const at = deps.clock.now();
     const stop: StopCondition | undefined = chosen === undefined ? undefined : { ...chosen, at };

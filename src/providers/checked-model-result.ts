@@ -1,8 +1,8 @@
-import type { Limits } from '../../contracts/limits.js';
-import type { ToolCall } from '../../contracts/messages.js';
-import type { ModelResponse, ModelResult } from '../../contracts/model.js';
-import { usageProblem } from '../../contracts/usage.js';
-import { nestingDepth } from '../../tools/bounded-value.js';
+import type { Limits } from '../contracts/limits.js';
+import type { ToolCall } from '../contracts/messages.js';
+import type { ModelResponse, ModelResult } from '../contracts/model.js';
+import { usageProblem } from '../contracts/usage.js';
+import { nestingDepth } from '../tools/bounded-value.js';
 
 /**
  * A model's answer as the kernel may count it. Whatever the provider (OpenAI wire, AI SDK, a custom

@@ -1,18 +1,26 @@
 import type { ToolDescriptor } from '../contracts/model.js';
 import type { OpenedToolSource, Tool, ToolSource } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
-import { toolDefinitionIssues } from '../tools/define-tool.js';
+import { toolDefinitionIssues } from './define-tool.js';
 
-/** The tools one run can call, and what the model is shown of them. */
+/** Tools by name, and what the model is shown of them. */
 export interface ToolCatalog {
-  readonly tools: ReadonlyMap<string, Tool>;
+  readonly byName: ReadonlyMap<string, Tool>;
   readonly descriptors: readonly ToolDescriptor[];
 }
 
 export function toolCatalog(tools: Iterable<Tool>): ToolCatalog {
   const byName = new Map<string, Tool>();
   for (const tool of tools) byName.set(tool.name, tool);
-  return { tools: byName, descriptors: [...byName.values()].map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.jsonSchema })) };
+  return { byName, descriptors: [...byName.values()].map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.jsonSchema })) };
+}
+
+/** What a run's model caller, planner and tool runner ask of its tools (`RunTools`). */
+export interface RunToolCatalog {
+  /** The catalog, when nothing is left to open (no source, or opened): callers skip the await. */
+  readonly ready: ToolCatalog | undefined;
+  /** Opens the run's tool sources at its first need; rejects naming each that failed. */
+  open(): Promise<ToolCatalog>;
 }
 
 /**
@@ -21,7 +29,7 @@ export function toolCatalog(tools: Iterable<Tool>): ToolCatalog {
  * it needs the list — once for the whole run, and closed by `close()` when the run ends. An open
  * that failed is tried again at the next need (a later task, with `onTaskStop: continue`).
  */
-export class RunTools {
+export class RunTools implements RunToolCatalog {
   private catalog: ToolCatalog | undefined;
   private opening: Promise<ToolCatalog> | undefined;
   private opened: OpenedToolSource[] = [];
@@ -71,8 +79,8 @@ export class RunTools {
     const outcomes = await Promise.allSettled(this.sources.map((source) => source.open({ runId: this.runId, signal: this.signal })));
     const opened = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [{ name: this.sources[index]!.name, source: outcome.value }] : []));
     const problems = outcomes.flatMap((outcome, index) => (outcome.status === 'rejected' ? [`tool source "${this.sources[index]!.name}" did not open: ${describeError(outcome.reason)}`] : []));
-    const tools = [...this.own.tools.values()];
-    const names = new Set(this.own.tools.keys());
+    const tools = [...this.own.byName.values()];
+    const names = new Set(this.own.byName.keys());
     for (const { name, source } of opened) {
       for (const tool of source.tools) {
         const issues = toolDefinitionIssues(tool, 'tool');

@@ -1,0 +1,53 @@
+/**
+ * The tools port: what the tool layer needs to run a turn's tool calls. The kernel composes it
+ * from its options (ADR/0241); nothing here knows the kernel.
+ */
+import type { Clock } from '../contracts/clock.js';
+import type { KernelEventBody } from '../contracts/events.js';
+import type { AfterToolCall, BeforeToolCall } from '../contracts/hooks.js';
+import type { Limits } from '../contracts/limits.js';
+import type { ApprovalAnswer, PolicyGate } from '../contracts/policy.js';
+import type { CheckpointStore } from '../contracts/store.js';
+import type { ToolSource } from '../contracts/tool.js';
+import type { ToolCatalog } from './run-tools.js';
+
+/** `sequential` (source order), `parallel` (all at once) or `batch` (tools marked `parallel` together). */
+export type ToolExecution = 'sequential' | 'parallel' | 'batch';
+
+/** The tools of a kernel and how their calls run. */
+export interface ToolPort {
+  /** The kernel's own tools (`defineTool`), and what the model is told about them. */
+  readonly own: ToolCatalog;
+  /**
+   * Tool sources (`mcpTools`) each run opens at its first need and closes when it ends; a run's
+   * tools are `own` plus theirs (`RunTools`, ADR/0143).
+   */
+  readonly sources: readonly ToolSource[];
+  readonly execution: ToolExecution;
+  /** Most calls running at once in `parallel` and `batch` modes. */
+  readonly concurrency: number;
+  readonly beforeToolCall: BeforeToolCall | undefined;
+  readonly afterToolCall: AfterToolCall | undefined;
+  /** Size and shape limits on results and arguments. */
+  readonly limits: Limits;
+}
+
+/** Everything a tool call needs besides its run: the tools, the clock, the policy gate, the redactor. */
+export interface ToolCallDeps {
+  readonly tools: ToolPort;
+  readonly clock: Clock;
+  readonly policy: PolicyGate;
+  /** Replaces secrets in a result before anyone sees or records it (ADR/0100). */
+  readonly redactor: { value<T>(value: T): T };
+}
+
+/** The run a tool call belongs to, as the tool layer sees it. */
+export interface ToolRun {
+  readonly runId: string;
+  /** Answers to parked approvals, given to `resume`. */
+  readonly approvals: ReadonlyMap<string, ApprovalAnswer>;
+  /** True when resuming: a recorded result is replayed instead of running the tool again. */
+  readonly resumed: boolean;
+  readonly store: Pick<CheckpointStore, 'getToolResult' | 'recordToolResult'>;
+  emit(body: KernelEventBody): void;
+}
