@@ -5,7 +5,7 @@ import { createManifestKernel } from '../../manifest/manifest-kernel.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
-import { openExistingStore } from '../open-store.js';
+import { openCommandStore } from '../store-target.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { startManifestMcp } from '../start-mcp.js';
 import { reportIssues } from '../report-issues.js';
@@ -33,12 +33,12 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
     complain(io, approvals);
     return EXIT.usage;
   }
-  const opened = openExistingStore(flags.store, io);
+  const opened = await openCommandStore({ flag: flags.store, create: false }, io);
   if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
   let closeMcp = async () => undefined as void;
   try {
-    const launch = opened.launches.load(runId);
+    const launch = await opened.launches.load(runId);
     const manifestPath = flags.manifest ?? launch?.manifestPath;
     if (manifestPath === undefined) {
       complain(io, `run ${runId} was not started by \`dualloop run\` with this store; pass --manifest PATH`);
@@ -76,7 +76,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
   } finally {
     trap.release();
     await closeMcp();
-    opened.close();
+    await opened.close();
   }
 }
 

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { ConfigError, describeError, FailureError } from '../../errors.js';
+import { ConfigError, describeError } from '../../errors.js';
 import type { BoundOverrides } from '../../manifest/bound-overrides.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
-import { openStore, storePathFor } from '../open-store.js';
+import { openCommandStore } from '../store-target.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { startManifestMcp } from '../start-mcp.js';
 import { reportIssues } from '../report-issues.js';
@@ -40,11 +40,13 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   const { options } = mcp;
   const manifestStore = loaded.manifest.store === undefined ? undefined : resolve(loaded.directory, loaded.manifest.store.path);
   const trap = trapInterrupts();
-  const opened = openStore(storePathFor(flags.store, manifestStore, io.cwd), { create: true });
-  if (opened === undefined) {
-    await mcp.close();
-    throw new FailureError({ code: 'internal_error', message: 'unreachable: openStore with create' });
+  let opened;
+  try {
+    opened = await openCommandStore({ flag: flags.store, ...(manifestStore === undefined ? {} : { manifestStore }), create: true }, io);
+  } finally {
+    if (opened === undefined) await mcp.close();
   }
+  if (opened === undefined) return EXIT.usage;
   let watchers: RunWatchers | undefined;
   try {
     try {
@@ -67,7 +69,9 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
       else complain(io, `cannot start the run: ${describeError(error)}`);
       return EXIT.usage;
     }
-    opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
+    await opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides }).catch((error: unknown) => {
+      complain(io, `warning: ${describeError(error)}; \`dualloop resume\` of this run will need --manifest`);
+    });
     watchers.announce(run.runId);
     const code = await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap });
     trap.release();
@@ -81,7 +85,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
     trap.release();
     await watchers?.close();
     await mcp.close();
-    opened.close();
+    await opened.close();
   }
 }
 
