@@ -1,17 +1,18 @@
 /**
  * The Postgres store's control channel (ADR/0184): commands are rows of `controls`, and each
  * insert notifies the schema's channel (`NOTIFY dualloop_<schema>, '<runId>'`) in the same
- * statement. A store that watches runs keeps one dedicated connection LISTENing on it (not one of
- * the pool's) and calls the watchers of the run named in the payload. A lost listener connection
- * is opened again on the next watch; the kernel also polls now and then (src/kernel/run-controls.ts).
+ * statement. Runs are watched through the store's one LISTEN connection
+ * (src/checkpoint/postgres-listener.ts), which calls the watchers of the run named in the payload,
+ * and every watcher when it was reconnected (commands sent meanwhile are rows: they are taken then)
+ * or when its slow safety timer fires (ADR/0186).
  */
-import type { ClientBase } from 'pg';
 import type { ControlChannel, ControlCommand } from '../contracts/control.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { fromJson, toJson } from './json-codec.js';
 import { sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { NOW_MS } from './postgres-writes.js';
 import { approvalAnswered } from './sqlite-controls.js';
+import type { PostgresListener } from './postgres-listener.js';
 
 type Row = Record<string, unknown>;
 
@@ -24,37 +25,21 @@ export interface PostgresControlDeps {
   query(name: string, text: string, values: readonly unknown[]): Promise<Row[]>;
   keyOf(runId: string, operation: string): Promise<number>;
   findKey(runId: string): Promise<number | undefined>;
-  /** A connection of its own for LISTEN, closed with `close()`. */
-  listener(): Promise<ClientBase & { end?: () => Promise<void>; release?: (error?: Error | boolean) => void }>;
+  /** The store's LISTEN connection. */
+  readonly listener: PostgresListener;
 }
 
 export function controlChannelName(schemaName: string): string {
   return `dualloop_${schemaName}`.slice(0, 63);
 }
 
-export function postgresControls(deps: PostgresControlDeps): ControlChannel & { close(): Promise<void> } {
+export function postgresControls(deps: PostgresControlDeps): ControlChannel {
   const { schema, prefix, query } = deps;
   const channel = controlChannelName(deps.schemaName);
   const watchers = new Map<string, Set<() => void>>();
-  let listening: Promise<Awaited<ReturnType<PostgresControlDeps['listener']>>> | undefined;
-
-  const listen = () => {
-    listening ??= (async () => {
-      const client = await deps.listener();
-      client.on('notification', (message) => {
-        for (const watcher of watchers.get(message.payload ?? '') ?? []) watcher();
-      });
-      client.on('error', () => {
-        // The next watch opens a new connection; the kernel's slow poll covers the gap.
-        listening = undefined;
-      });
-      await client.query(`LISTEN "${channel}"`);
-      // A command sent before LISTEN took effect was not notified: every watcher looks once now.
-      for (const set of watchers.values()) for (const watcher of set) watcher();
-      return client;
-    })();
-    listening.catch(() => (listening = undefined));
-    return listening;
+  let unsubscribe: (() => void) | undefined;
+  const call = (set: ReadonlySet<() => void> | undefined) => {
+    for (const watcher of [...(set ?? [])]) watcher();
   };
 
   return {
@@ -97,18 +82,20 @@ export function postgresControls(deps: PostgresControlDeps): ControlChannel & { 
       let set = watchers.get(runId);
       if (set === undefined) watchers.set(runId, (set = new Set()));
       set.add(onCommand);
-      void listen().catch(() => undefined);
+      unsubscribe ??= deps.listener.subscribe(channel, {
+        notify: (payload) => call(watchers.get(payload)),
+        resync: () => {
+          for (const each of watchers.values()) call(each);
+        },
+      });
       return () => {
         set.delete(onCommand);
         if (set.size === 0) watchers.delete(runId);
+        if (watchers.size === 0) {
+          unsubscribe?.();
+          unsubscribe = undefined;
+        }
       };
-    },
-    async close() {
-      const client = await listening?.catch(() => undefined);
-      listening = undefined;
-      if (client === undefined) return;
-      if (client.release !== undefined) client.release(true);
-      else await client.end?.();
     },
   };
 }

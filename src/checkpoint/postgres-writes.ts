@@ -12,6 +12,7 @@ import { toJson } from './json-codec.js';
 import { resultsRefusal } from './history-rules.js';
 import { checkpointOutOfOrder, eventOutOfOrder, leaseLost } from './run-refusals.js';
 import { IMMEDIATE_EVENT_TYPES } from './sqlite-write-behind.js';
+import { eventPayload } from './postgres-events.js';
 
 /** Runs one parameterised statement; `name` caches its plan per connection. */
 export type Execute = (name: string, text: string, values: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
@@ -55,6 +56,8 @@ export class PostgresRunWrites {
     /** A name for prepared statements, unique per schema. */
     private readonly prefix: string,
     private readonly execute: Execute,
+    /** The channel a statement that writes events or a result notifies (ADR/0186). */
+    private readonly eventChannel: string,
   ) {}
 
   /** The slot of a run whose integer key is known; created on first use. */
@@ -184,7 +187,7 @@ export class PostgresRunWrites {
   }
 
   private async writeBatch(slot: RunSlot, batch: Batch, extra: Extra): Promise<void> {
-    const { name, text, values } = this.statement(slot.key, batch, extra);
+    const { name, text, values } = this.statement(slot, batch, extra);
     try {
       const rows = await this.execute(name, text, values);
       if (batch.fence !== undefined && rows[0]?.fenced !== true) {
@@ -220,7 +223,8 @@ export class PostgresRunWrites {
     return undefined;
   }
 
-  private statement(key: number, batch: Batch, extra: Extra): { name: string; text: string; values: unknown[] } {
+  private statement(slot: RunSlot, batch: Batch, extra: Extra): { name: string; text: string; values: unknown[] } {
+    const { key } = slot;
     const s = this.schema;
     const values: unknown[] = [key];
     const param = (value: unknown, type: string) => {
@@ -268,7 +272,12 @@ export class PostgresRunWrites {
       parts.push(`INSERT INTO ${s}.results (run, stop, tasks_done, body) SELECT $1, ${param(stop, 'text')}, ${param(tasksDone, 'int')}, ${param(body, 'text')}${when}
         ON CONFLICT (run) DO UPDATE SET stop = excluded.stop, tasks_done = excluded.tasks_done, body = excluded.body`);
     }
-    if (fenced) parts.push('SELECT EXISTS (SELECT 1 FROM fence) AS fenced');
+    // Readers following the run are told, at commit, which seq the log now reaches (not the events).
+    const notify = batch.events.length > 0 || extra.result !== undefined;
+    const notified = notify ? `pg_notify(${param(this.eventChannel, 'text')}, ${param(eventPayload(key, batch.events.at(-1)?.seq ?? slot.lastSeq ?? 0), 'text')})` : undefined;
+    if (notified !== undefined) shape.push('n');
+    if (fenced) parts.push(`SELECT EXISTS (SELECT 1 FROM fence) AS fenced${notified === undefined ? '' : `, (SELECT count(${notified}) FROM fence) AS notified`}`);
+    else if (notified !== undefined) parts.push(`SELECT ${notified}`);
     const named = parts.slice(0, -1).map((part, index) => `${fenced && index === 0 ? 'fence' : `w${index}`} AS (${part})`);
     const text = parts.length === 1 ? parts[0]! : `WITH ${named.join(', ')} ${parts[parts.length - 1]!}`;
     return { name: `${this.prefix}_w_${shape.join('')}`, text, values };
