@@ -225,7 +225,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
     },
   });
   const controls = postgresControls({ schema, schemaName: settings.schema, prefix, query, keyOf, findKey, listener });
-  const events = postgresEventFeed({ schemaName: settings.schema, listener, findKey });
+  const events = postgresEventFeed({ schema, schemaName: settings.schema, prefix, listener, findKey, query });
 
   return {
     kind: 'postgres',

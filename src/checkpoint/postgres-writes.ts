@@ -275,12 +275,14 @@ export class PostgresRunWrites {
       parts.push(`INSERT INTO ${s}.results (run, stop, tasks_done, body) SELECT $1, ${param(stop, 'text')}, ${param(tasksDone, 'int')}, ${param(body, 'text')}${when}
         ON CONFLICT (run) DO UPDATE SET stop = excluded.stop, tasks_done = excluded.tasks_done, body = excluded.body`);
     }
-    // Readers following the run are told, at commit, which seq the log now reaches (not the events).
+    // Readers following the run are told, at commit, which seq the log now reaches (not the
+    // events) — only while the run has a follower: NOTIFY serialises commits (ADR/0186).
     const notify = batch.events.length > 0 || extra.result !== undefined;
     const notified = notify ? `pg_notify(${param(this.eventChannel, 'text')}, ${param(eventPayload(key, batch.events.at(-1)?.seq ?? slot.lastSeq ?? 0), 'text')})` : undefined;
+    const followed = `EXISTS (SELECT 1 FROM ${s}.followers WHERE run = $1 AND expires_at > ${NOW_MS})`;
     if (notified !== undefined) shape.push('n');
-    if (fenced) parts.push(`SELECT EXISTS (SELECT 1 FROM fence) AS fenced${notified === undefined ? '' : `, (SELECT count(${notified}) FROM fence) AS notified`}`);
-    else if (notified !== undefined) parts.push(`SELECT ${notified}`);
+    if (fenced) parts.push(`SELECT EXISTS (SELECT 1 FROM fence) AS fenced${notified === undefined ? '' : `, (SELECT count(${notified}) FROM fence WHERE ${followed}) AS notified`}`);
+    else if (notified !== undefined) parts.push(`SELECT ${notified} WHERE ${followed}`);
     const named = parts.slice(0, -1).map((part, index) => `${fenced && index === 0 ? 'fence' : `w${index}`} AS (${part})`);
     const text = parts.length === 1 ? parts[0]! : `WITH ${named.join(', ')} ${parts[parts.length - 1]!}`;
     return { name: `${this.prefix}_w_${shape.join('')}`, text, values };
