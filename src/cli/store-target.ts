@@ -12,7 +12,7 @@ import { describePostgresFailure } from '../checkpoint/postgres-failure.js';
 import { displayPath } from '../manifest/load-manifest.js';
 import { complain, type CommandIO } from './command-io.js';
 import { postgresLaunchRecords, sqliteLaunchRecords, type LaunchRecord, type LaunchRecords } from './launch-records.js';
-import { DEFAULT_STORE_PATH, storePathFor } from './open-store.js';
+import { storePathFor } from './open-store.js';
 import { parsePostgresUrl, shellWord } from './postgres-url.js';
 
 export { isPostgresUrl } from './postgres-url.js';
@@ -101,4 +101,3 @@ async function openSqlite(request: StoreRequest, io: CommandIO): Promise<Command
   };
 }
 
-export { DEFAULT_STORE_PATH };
