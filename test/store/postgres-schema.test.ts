@@ -11,7 +11,7 @@ describe('postgresStore: the schema', () => {
     const name = schema();
     const stores = [0, 1, 2].map(() => postgresStore({ connectionString: postgresUrl() }, { schema: name, maxConnections: 2 }));
     await Promise.all(stores.map((store) => store.ready()));
-    expect(await sql(`SELECT application, version FROM "${name}".dualloop_schema`)).toEqual([{ application: 'dualloop', version: 1 }]);
+    expect(await sql(`SELECT application, version FROM "${name}".dualloop_schema`)).toEqual([{ application: 'dualloop', version: 2 }]);
     await stores[0]!.createRun(runRecord('run-a'));
     expect(await stores[2]!.getRun('run-a')).toEqual(runRecord('run-a'));
     for (const store of stores) await store.close();
