@@ -43,8 +43,18 @@ export function notingWorkflow(options: { readonly delayMs?: number; readonly po
   return { build, executions };
 }
 
+/** The `--store` URL of the CLI for a place: `postgres://…?schema=S&queueSchema=Q`. */
+export function storeUrl(place: Place): string {
+  return `${place.connectionString}${place.connectionString.includes('?') ? '&' : '?'}schema=${place.schema}&queueSchema=${place.queueSchema}`;
+}
+
 export function openStore(place: Place): PostgresStore {
   return postgresStore({ connectionString: place.connectionString }, { schema: place.schema });
+}
+
+/** Waits until the run has saved `count` checkpoints (it is running, `count` turns in). */
+export async function untilCheckpoints(store: PostgresStore, runId: string, count: number): Promise<void> {
+  while ((await store.readEvents(runId)).filter((event) => event.type === 'checkpoint_saved').length < count) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 /** Waits for the run's stored result that `accept` accepts (the run has ended, or parked). */

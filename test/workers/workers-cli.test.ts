@@ -2,7 +2,7 @@ import { PgBoss } from 'pg-boss';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../cli/cli-process.js';
 import { useWorkspace } from '../cli/workspace.js';
-import { openStore, storedResult, usePlaces } from './worker-support.js';
+import { openStore, storedResult, storeUrl, usePlaces } from './worker-support.js';
 
 /*
  * `dualloop submit` and `dualloop worker` as real processes (issue 19): exit codes, NDJSON,
@@ -18,10 +18,6 @@ afterEach(async () => {
     await worker.done;
   }
 });
-
-function storeUrl(where: ReturnType<typeof place>): string {
-  return `${where.connectionString}${where.connectionString.includes('?') ? '&' : '?'}schema=${where.schema}&queueSchema=${where.queueSchema}`;
-}
 
 /** A manifest `deploys.yaml`: one task that calls `calculator` (parked for approval when asked), then answers. */
 function deploysManifest(requireApproval: boolean): string {
