@@ -71,3 +71,22 @@ export async function storedResult(store: PostgresStore, runId: string, accept: 
 export async function workflowEnds(store: PostgresStore, runId: string) {
   return (await store.readEvents(runId)).filter((event) => event.type === 'workflow_end');
 }
+
+/**
+ * A result as another run of the same workload must match it: everything but the run id, clock
+ * times (every `at`) and runtimes (every `runtimeMs`) — stops, task outputs, turns, tool calls
+ * and their results, usage, cost and every other counter.
+ */
+export function comparableResult(result: WorkflowResult): unknown {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'at' && key !== 'runtimeMs')
+        .map(([key, inner]) => [key, strip(inner)]),
+    );
+  };
+  const { runId: _runId, ...rest } = result;
+  return strip(rest);
+}
