@@ -105,5 +105,6 @@ for (const runId of runIds) {
 await store.close();
 const seconds = measured.wallMs / 1000;
 const { runIds: _ids, ...figures } = measured;
-process.stdout.write(`RESULT ${JSON.stringify({ ...spec, ...figures, runsPerSecond: spec.runs / seconds, turnsPerSecond: (spec.runs * TURNS) / seconds })}\n`);
+const { url: _url, ...described } = spec;
+process.stdout.write(`RESULT ${JSON.stringify({ ...described, ...figures, runsPerSecond: spec.runs / seconds, turnsPerSecond: (spec.runs * TURNS) / seconds })}\n`);
 process.exit(0);
