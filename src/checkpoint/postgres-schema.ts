@@ -121,6 +121,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX followers_by_run ON {schema}.followers (run);
     `,
   },
+  {
+    // Version 3: runs submitted to workers (ADR/0204): what queueing a slice of the run needs, kept as long
+    // as the run, apart from pg-boss's jobs (which pg-boss deletes after its retention). Keyed by
+    // run id, not `runs.id`: a run is submitted before its first slice creates it.
+    version: 3,
+    description: 'submissions: workflow, tasks and priority of each run submitted to workers',
+    sql: `
+      CREATE TABLE {schema}.submissions (
+        run_id text PRIMARY KEY,
+        workflow text NOT NULL,
+        tasks text NOT NULL,
+        priority integer,
+        submitted_at bigint NOT NULL
+      );
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

@@ -54,5 +54,5 @@ async function continueOnAWorker(store: string | undefined, runId: string): Prom
   const target = queueTarget(store, 'approve');
   if ('problem' in target) return undefined;
   const { queueNextSlice } = await import('../../workers/continue-run.js');
-  return queueNextSlice({ connectionString: target.connectionString, queueSchema: target.queueSchema ?? 'pgboss' }, runId);
+  return queueNextSlice({ connectionString: target.connectionString, schema: target.schema ?? 'dualloop', queueSchema: target.queueSchema ?? 'pgboss' }, runId);
 }

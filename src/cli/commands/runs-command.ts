@@ -41,7 +41,8 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       run.runId,
       run.name ?? '',
       formatTimestamp(run.createdAt),
-      run.stop?.reason ?? 'running or interrupted',
+      // An error names its code (worker_retries_exhausted, lease_lost, …): the detail is in `audit`.
+      run.stop === undefined ? 'running or interrupted' : run.stop.reason === 'error' && run.stop.code !== undefined ? `error (${run.stop.code})` : run.stop.reason,
       // Plan strategies run plan steps, not the tasks the run was started with: no total to show.
       run.tasksDone > run.tasksTotal ? `${run.tasksDone}` : `${run.tasksDone}/${run.tasksTotal}`,
       run.forkOf === undefined ? '' : `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}`,
