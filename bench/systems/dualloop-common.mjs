@@ -20,8 +20,13 @@ export function distFile(path) {
   return new URL(path, dist);
 }
 
-export async function createDualloopSystem(env, store, label) {
-  const { createKernel, defineTool } = await loadDualloop();
+/**
+ * The kernel options of the bench workload: the `add` tool, the scripted model answering by the
+ * transcript (paced by `env.pacer`), turn and tool-call bounds set to 15. Also what the workers
+ * bench's worker processes build per run.
+ */
+export async function benchKernelOptions(env) {
+  const { defineTool } = await loadDualloop();
   const { z } = await import(rootZod.href);
   const tool = defineTool({
     name: 'add',
@@ -42,16 +47,23 @@ export async function createDualloopSystem(env, store, label) {
         : { type: 'response', text: step.text, toolCalls: [], usage, costUsd: 0, finishReason: 'stop' };
     },
   };
-  const kernel = createKernel({ model, tools: [tool], store, bounds: { inner: { maxTurns: TURNS + 5, maxToolCalls: TURNS + 5 } } });
+  return { model, tools: [tool], bounds: { inner: { maxTurns: TURNS + 5, maxToolCalls: TURNS + 5 } } };
+}
 
+/** Runs one kernel run to its end, consuming every event; checks it did the workload's work. */
+export async function runToEnd(kernel, label) {
+  const run = kernel.start(['sum']);
+  let events = 0;
+  for await (const _event of run) events += 1;
+  const result = await run.result;
+  if (events === 0) throw new Error(`${label}: no events consumed`);
+  expectFinal(result.tasks[0]?.output, label);
+}
+
+export async function createDualloopSystem(env, store, label) {
+  const { createKernel } = await loadDualloop();
+  const kernel = createKernel({ ...(await benchKernelOptions(env)), store });
   return {
-    async runOnce() {
-      const run = kernel.start(['sum']);
-      let events = 0;
-      for await (const _event of run) events += 1;
-      const result = await run.result;
-      if (events === 0) throw new Error(`${label}: no events consumed`);
-      expectFinal(result.tasks[0]?.output, label);
-    },
+    runOnce: () => runToEnd(kernel, label),
   };
 }

@@ -1,17 +1,19 @@
 /**
  * The Postgres store's control channel (ADR/0184): commands are rows of `controls`, and each
  * insert notifies the schema's channel (`NOTIFY dualloop_<schema>, '<runId>'`) in the same
- * statement. A store that watches runs keeps one dedicated connection LISTENing on it (not one of
- * the pool's) and calls the watchers of the run named in the payload. A lost listener connection
- * is opened again on the next watch; the kernel also polls now and then (src/kernel/run-controls.ts).
+ * statement. Runs are watched through the store's one LISTEN connection
+ * (src/checkpoint/postgres-listener.ts), which calls the watchers of the run named in the payload,
+ * and every watcher when it was reconnected (commands sent meanwhile are rows: they are taken then)
+ * or when its slow safety timer fires (ADR/0186).
  */
-import type { ClientBase } from 'pg';
 import type { ControlChannel, ControlCommand } from '../contracts/control.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { fromJson, toJson } from './json-codec.js';
 import { sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { NOW_MS } from './postgres-writes.js';
 import { approvalAnswered } from './sqlite-controls.js';
+import type { PostgresListener } from './postgres-listener.js';
+import type { UnknownOutcome } from './postgres-reconnect.js';
 
 type Row = Record<string, unknown>;
 
@@ -21,40 +23,24 @@ export interface PostgresControlDeps {
   /** The unquoted schema, for the channel's name. */
   readonly schemaName: string;
   readonly prefix: string;
-  query(name: string, text: string, values: readonly unknown[]): Promise<Row[]>;
+  query(name: string, text: string, values: readonly unknown[], unknownOutcome?: UnknownOutcome): Promise<Row[]>;
   keyOf(runId: string, operation: string): Promise<number>;
   findKey(runId: string): Promise<number | undefined>;
-  /** A connection of its own for LISTEN, closed with `close()`. */
-  listener(): Promise<ClientBase & { end?: () => Promise<void>; release?: (error?: Error | boolean) => void }>;
+  /** The store's LISTEN connection. */
+  readonly listener: PostgresListener;
 }
 
 export function controlChannelName(schemaName: string): string {
   return `dualloop_${schemaName}`.slice(0, 63);
 }
 
-export function postgresControls(deps: PostgresControlDeps): ControlChannel & { close(): Promise<void> } {
+export function postgresControls(deps: PostgresControlDeps): ControlChannel {
   const { schema, prefix, query } = deps;
   const channel = controlChannelName(deps.schemaName);
   const watchers = new Map<string, Set<() => void>>();
-  let listening: Promise<Awaited<ReturnType<PostgresControlDeps['listener']>>> | undefined;
-
-  const listen = () => {
-    listening ??= (async () => {
-      const client = await deps.listener();
-      client.on('notification', (message) => {
-        for (const watcher of watchers.get(message.payload ?? '') ?? []) watcher();
-      });
-      client.on('error', () => {
-        // The next watch opens a new connection; the kernel's slow poll covers the gap.
-        listening = undefined;
-      });
-      await client.query(`LISTEN "${channel}"`);
-      // A command sent before LISTEN took effect was not notified: every watcher looks once now.
-      for (const set of watchers.values()) for (const watcher of set) watcher();
-      return client;
-    })();
-    listening.catch(() => (listening = undefined));
-    return listening;
+  let unsubscribe: (() => void) | undefined;
+  const call = (set: ReadonlySet<() => void> | undefined) => {
+    for (const watcher of [...(set ?? [])]) watcher();
   };
 
   return {
@@ -66,6 +52,8 @@ export function postgresControls(deps: PostgresControlDeps): ControlChannel & { 
           `WITH sent AS (INSERT INTO ${schema}.controls (run, kind, call_id, body, created_at) VALUES ($1, $2, $3, $4, ${NOW_MS}) RETURNING id)
            SELECT pg_notify($5, $6) FROM sent`,
           [key, command.kind, command.kind === 'approve' ? command.approvalId : null, toJson(command, 'the command'), channel, runId],
+          // A command whose connection died may have been stored: sending it again could steer twice.
+          'fail',
         );
       } catch (error) {
         if (command.kind === 'approve' && sqlState(error) === UNIQUE_VIOLATION) throw approvalAnswered(runId, command.approvalId);
@@ -82,6 +70,8 @@ export function postgresControls(deps: PostgresControlDeps): ControlChannel & { 
            AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ${schema}.leases WHERE run = $1 AND token = $2 AND expires_at > ${NOW_MS}))
          RETURNING id, body`,
         [key, fence ?? null],
+        // Commands marked taken by a statement whose answer was lost cannot be handed out again.
+        'fail',
       );
       return rows.sort((a, b) => Number(a.id) - Number(b.id)).flatMap((row) => parsed(row.body));
     },
@@ -97,18 +87,20 @@ export function postgresControls(deps: PostgresControlDeps): ControlChannel & { 
       let set = watchers.get(runId);
       if (set === undefined) watchers.set(runId, (set = new Set()));
       set.add(onCommand);
-      void listen().catch(() => undefined);
+      unsubscribe ??= deps.listener.subscribe(channel, {
+        notify: (payload) => call(watchers.get(payload)),
+        resync: () => {
+          for (const each of watchers.values()) call(each);
+        },
+      });
       return () => {
         set.delete(onCommand);
         if (set.size === 0) watchers.delete(runId);
+        if (watchers.size === 0) {
+          unsubscribe?.();
+          unsubscribe = undefined;
+        }
       };
-    },
-    async close() {
-      const client = await listening?.catch(() => undefined);
-      listening = undefined;
-      if (client === undefined) return;
-      if (client.release !== undefined) client.release(true);
-      else await client.end?.();
     },
   };
 }

@@ -104,6 +104,39 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE UNIQUE INDEX controls_one_answer ON {schema}.controls (run, call_id) WHERE kind = 'approve';
     `,
   },
+  /*
+   * Version 2 (ADR/0186): the readers following a run's events (viewers). A write notifies
+   * `dualloop_events_<schema>` only while the run has a follower whose row has not expired, so
+   * runs nobody watches never pay for NOTIFY (which serialises the commits that use it).
+   */
+  {
+    version: 2,
+    description: 'followers of runs, so that event writes notify only when someone follows',
+    sql: `
+      CREATE TABLE {schema}.followers (
+        id text PRIMARY KEY,
+        run bigint NOT NULL REFERENCES {schema}.runs (id) ON DELETE CASCADE,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX followers_by_run ON {schema}.followers (run);
+    `,
+  },
+  {
+    // Version 3: runs submitted to workers (ADR/0204): what queueing a slice of the run needs, kept as long
+    // as the run, apart from pg-boss's jobs (which pg-boss deletes after its retention). Keyed by
+    // run id, not `runs.id`: a run is submitted before its first slice creates it.
+    version: 3,
+    description: 'submissions: workflow, tasks and priority of each run submitted to workers',
+    sql: `
+      CREATE TABLE {schema}.submissions (
+        run_id text PRIMARY KEY,
+        workflow text NOT NULL,
+        tasks text NOT NULL,
+        priority integer,
+        submitted_at bigint NOT NULL
+      );
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

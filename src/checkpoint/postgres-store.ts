@@ -12,6 +12,10 @@ import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } f
 import { migratePostgres, quoteIdentifier } from './postgres-schema.js';
 import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
 import { postgresControls } from './postgres-controls.js';
+import { eventChannelName, postgresEventFeed } from './postgres-events.js';
+import { DEFAULT_SAFETY_POLL_MS, postgresListener } from './postgres-listener.js';
+import { DEFAULT_RECONNECT_MS, withReconnect, type UnknownOutcome } from './postgres-reconnect.js';
+import type { EventFeed } from '../contracts/event-feed.js';
 import type { ControlChannel } from '../contracts/control.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { runExists, runNotFound } from './run-refusals.js';
@@ -38,9 +42,19 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /** Connections of the pool the store opens from a connection string (default 10). */
   readonly maxConnections?: number;
+  /**
+   * How often watched runs and followed event logs are also read without a notification (default
+   * 5 000 ms): covers a notification lost while the LISTEN connection was being opened again.
+   */
+  readonly safetyPollMs?: number;
+  /**
+   * How long an operation waits for a server that went away (a restart, a failover) before it
+   * fails as a StoreError (default 10 000 ms; 0 fails at once). ADR/0187.
+   */
+  readonly reconnectMs?: number;
 }
 
-export interface PostgresStore extends CheckpointStore, ControlChannel {
+export interface PostgresStore extends CheckpointStore, ControlChannel, EventFeed {
   readonly kind: 'postgres';
   readonly schema: string;
   /** `postgres://host:port/database`, without credentials. */
@@ -87,14 +101,17 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   })();
   opened.catch(() => undefined);
 
-  const query = async (name: string, text: string, values: readonly unknown[]): Promise<Row[]> => {
+  const query = async (name: string, text: string, values: readonly unknown[], unknownOutcome: UnknownOutcome = 'retry'): Promise<Row[]> => {
     if (closed) throw new StoreError({ code: 'store_failed', path: where, message: `postgres store ${where}: used after close()` });
     const pool = await opened;
-    const result = await pool.query({ name, text, values: values as unknown[] });
-    return result.rows as Row[];
+    // A server that went away (a restart) is waited for, up to reconnectMs (ADR/0187).
+    return withReconnect({ reconnectMs: settings.reconnectMs, closed: () => closed, unknownOutcome, committed: (rows) => rows.map((row) => ({ ...row })) }, async () => {
+      const result = await pool.query({ name, text, values: values as unknown[] });
+      return result.rows as Row[];
+    });
   };
   const prefix = `dl_${settings.schema}`;
-  const writes = new PostgresRunWrites(schema, prefix, query);
+  const writes = new PostgresRunWrites(schema, prefix, query, eventChannelName(settings.schema));
 
   const guard = async <T>(operation: string, runId: string | undefined, action: () => Promise<T>): Promise<T> => {
     try {
@@ -204,23 +221,25 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       }
     });
 
-  const controls = postgresControls({
-    schema,
-    schemaName: settings.schema,
-    prefix,
-    query,
-    keyOf,
-    findKey,
-    listener: async () => {
+  const listener = postgresListener({
+    safetyPollMs: settings.safetyPollMs,
+    connect: async () => {
       const pool = await opened;
       if (given !== undefined) return pool.connect();
       const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: (connection as { connectionString: string }).connectionString });
+      const client = new pg.Client({ connectionString: (connection as { connectionString: string }).connectionString, application_name: 'dualloop listener' });
       client.on('error', () => undefined);
-      await client.connect();
+      try {
+        await client.connect();
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
       return client;
     },
   });
+  const controls = postgresControls({ schema, schemaName: settings.schema, prefix, query, keyOf, findKey, listener });
+  const events = postgresEventFeed({ schema, schemaName: settings.schema, prefix, listener, findKey, query });
 
   return {
     kind: 'postgres',
@@ -228,6 +247,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
     takeControls: (runId, fence) => guard('taking commands', runId, () => Promise.resolve(controls.takeControls(runId, fence))),
     approvalAnswers: (runId) => guard('reading approval answers', runId, () => Promise.resolve(controls.approvalAnswers(runId))),
     watchControls: (runId, onCommand) => controls.watchControls!(runId, onCommand),
+    watchEvents: (runId, onAppended) => events.watchEvents(runId, onAppended),
     schema: settings.schema,
     where,
     ready: async () => {
@@ -354,7 +374,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       if (closed) return;
       await writes.settleAll();
       closed = true;
-      await controls.close();
+      await listener.close();
       const pool = await opened.catch(() => undefined);
       if (given === undefined) await pool?.end();
     },
@@ -371,7 +391,7 @@ async function ownPool(connectionString: string, max: number): Promise<Pool> {
 }
 
 
-function validate(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number } {
+function validate(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number; safetyPollMs: number; reconnectMs: number } {
   const issues: { path: string; message: string }[] = [];
   const value = (typeof connection === 'object' && connection !== null ? connection : {}) as { connectionString?: unknown; pool?: unknown };
   const hasString = typeof value.connectionString === 'string' && value.connectionString.trim() !== '';
@@ -381,6 +401,10 @@ function validate(connection: PostgresConnection, options: PostgresStoreOptions)
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) issues.push({ path: 'schema', message: 'must be 1–63 letters, digits or "_", not starting with a digit' });
   const maxConnections = options.maxConnections ?? 10;
   if (!Number.isInteger(maxConnections) || maxConnections < 1) issues.push({ path: 'maxConnections', message: 'must be a positive integer' });
+  const safetyPollMs = options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS;
+  if (!Number.isInteger(safetyPollMs) || safetyPollMs < 1 || safetyPollMs > 2_147_483_647) issues.push({ path: 'safetyPollMs', message: 'must be a positive integer of milliseconds (at most 2147483647)' });
+  const reconnectMs = options.reconnectMs ?? DEFAULT_RECONNECT_MS;
+  if (!Number.isInteger(reconnectMs) || reconnectMs < 0) issues.push({ path: 'reconnectMs', message: 'must be a non-negative integer of milliseconds' });
   if (issues.length > 0) throw new ConfigError({ message: 'Invalid postgresStore options', issues });
-  return { schema, maxConnections };
+  return { schema, maxConnections, safetyPollMs, reconnectMs };
 }

@@ -12,9 +12,11 @@ import { toJson } from './json-codec.js';
 import { resultsRefusal } from './history-rules.js';
 import { checkpointOutOfOrder, eventOutOfOrder, leaseLost } from './run-refusals.js';
 import { IMMEDIATE_EVENT_TYPES } from './sqlite-write-behind.js';
+import { eventPayload } from './postgres-events.js';
+import type { UnknownOutcome } from './postgres-reconnect.js';
 
 /** Runs one parameterised statement; `name` caches its plan per connection. */
-export type Execute = (name: string, text: string, values: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
+export type Execute = (name: string, text: string, values: readonly unknown[], unknownOutcome?: UnknownOutcome) => Promise<readonly Record<string, unknown>[]>;
 
 /** The store's clock, in epoch milliseconds: the database server's, never the caller's (ADR/0182). */
 export const NOW_MS = '(extract(epoch from now()) * 1000)::bigint';
@@ -55,6 +57,8 @@ export class PostgresRunWrites {
     /** A name for prepared statements, unique per schema. */
     private readonly prefix: string,
     private readonly execute: Execute,
+    /** The channel a statement that writes events or a result notifies (ADR/0186). */
+    private readonly eventChannel: string,
   ) {}
 
   /** The slot of a run whose integer key is known; created on first use. */
@@ -184,9 +188,11 @@ export class PostgresRunWrites {
   }
 
   private async writeBatch(slot: RunSlot, batch: Batch, extra: Extra): Promise<void> {
-    const { name, text, values } = this.statement(slot.key, batch, extra);
+    const { name, text, values } = this.statement(slot, batch, extra);
     try {
-      const rows = await this.execute(name, text, values);
+      // A retry after a lost connection that meets its own rows (events and checkpoints are keyed)
+      // proves the statement had committed, fenced (ADR/0187).
+      const rows = await this.execute(name, text, values, { committed: batch.fence === undefined ? [] : [{ fenced: true }] });
       if (batch.fence !== undefined && rows[0]?.fenced !== true) {
         slot.lost = Math.max(batch.fence, slot.lost ?? 0);
         throw leaseLost(slot.runId, await this.refusal(slot.key, batch.fence));
@@ -220,7 +226,8 @@ export class PostgresRunWrites {
     return undefined;
   }
 
-  private statement(key: number, batch: Batch, extra: Extra): { name: string; text: string; values: unknown[] } {
+  private statement(slot: RunSlot, batch: Batch, extra: Extra): { name: string; text: string; values: unknown[] } {
+    const { key } = slot;
     const s = this.schema;
     const values: unknown[] = [key];
     const param = (value: unknown, type: string) => {
@@ -268,7 +275,14 @@ export class PostgresRunWrites {
       parts.push(`INSERT INTO ${s}.results (run, stop, tasks_done, body) SELECT $1, ${param(stop, 'text')}, ${param(tasksDone, 'int')}, ${param(body, 'text')}${when}
         ON CONFLICT (run) DO UPDATE SET stop = excluded.stop, tasks_done = excluded.tasks_done, body = excluded.body`);
     }
-    if (fenced) parts.push('SELECT EXISTS (SELECT 1 FROM fence) AS fenced');
+    // Readers following the run are told, at commit, which seq the log now reaches (not the
+    // events) — only while the run has a follower: NOTIFY serialises commits (ADR/0186).
+    const notify = batch.events.length > 0 || extra.result !== undefined;
+    const notified = notify ? `pg_notify(${param(this.eventChannel, 'text')}, ${param(eventPayload(key, batch.events.at(-1)?.seq ?? slot.lastSeq ?? 0), 'text')})` : undefined;
+    const followed = `EXISTS (SELECT 1 FROM ${s}.followers WHERE run = $1 AND expires_at > ${NOW_MS})`;
+    if (notified !== undefined) shape.push('n');
+    if (fenced) parts.push(`SELECT EXISTS (SELECT 1 FROM fence) AS fenced${notified === undefined ? '' : `, (SELECT count(${notified}) FROM fence WHERE ${followed}) AS notified`}`);
+    else if (notified !== undefined) parts.push(`SELECT ${notified} WHERE ${followed}`);
     const named = parts.slice(0, -1).map((part, index) => `${fenced && index === 0 ? 'fence' : `w${index}`} AS (${part})`);
     const text = parts.length === 1 ? parts[0]! : `WITH ${named.join(', ')} ${parts[parts.length - 1]!}`;
     return { name: `${this.prefix}_w_${shape.join('')}`, text, values };

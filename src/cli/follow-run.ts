@@ -1,20 +1,18 @@
 import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
 import type { WorkflowMetrics } from '../contracts/results.js';
-import { resolve } from 'node:path';
-import { displayPath } from '../manifest/load-manifest.js';
 import type { KernelOptions } from '../kernel/options.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
 import type { CommandIO } from './command-io.js';
 import { exitCodeFor } from './exit-codes.js';
 import { colorsFor } from './format.js';
-import { DEFAULT_STORE_PATH, type OpenedStore } from './open-store.js';
+import type { CommandStore } from './store-target.js';
 import { ndjsonOutput, type RunOutput } from './run-output.js';
 import { resumeCanHelp, stopLine } from './stop-advice.js';
 import { watchRun, type InterruptTrap } from './watch-run.js';
 
 export interface FollowOptions {
   readonly run: WorkflowRun;
-  readonly opened: OpenedStore;
+  readonly opened: CommandStore;
   readonly options: KernelOptions;
   readonly name: string;
   /** NDJSON even on a terminal. */
@@ -41,7 +39,7 @@ export async function followRun(follow: FollowOptions): Promise<number> {
     note: (message) => output.note(message),
   }, trap);
   const code = exitCodeFor(result.stop.reason);
-  const store = storeHint(opened.path, io.cwd);
+  const store = opened.hint;
   // NDJSON keeps the stop in its last line; the person watching stderr gets it in one line too.
   if (piped) output.note(stopLine(result.stop));
   if (result.stop.reason === 'awaiting_approval' && approvals.length > 0) {
@@ -69,9 +67,4 @@ async function outputFor(follow: FollowOptions, piped: boolean): Promise<RunOutp
     outer: resolveBounds(DEFAULT_BOUNDS, options.bounds).outer,
     ...(follow.before === undefined ? {} : { before: follow.before }),
   });
-}
-
-/** ` --store <path>` for hints, unless the store is the default one. */
-export function storeHint(path: string, cwd: string): string {
-  return path === resolve(cwd, DEFAULT_STORE_PATH) ? '' : ` --store ${displayPath(path, cwd)}`;
 }

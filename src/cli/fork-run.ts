@@ -11,7 +11,7 @@ import type { BoundOverrides } from '../manifest/bound-overrides.js';
 import type { LoadedManifest } from '../manifest/load-manifest.js';
 import { createManifestKernel } from '../manifest/manifest-kernel.js';
 import type { SourceIssue } from '../manifest/yaml-source.js';
-import type { OpenedStore } from './open-store.js';
+import type { CommandStore } from './store-target.js';
 import { prepareManifest } from './prepare-manifest.js';
 import { addManifestMcp } from './manifest-mcp.js';
 
@@ -33,8 +33,8 @@ export type ForkOutcome =
 const INNER = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs'] as const;
 
 /** Forks; rejects with the kernel's ConfigError or RunError (unknown run, missing point, taken id). */
-export async function forkStoredRun(opened: OpenedStore, request: ForkRequest, cwd: string): Promise<ForkOutcome> {
-  const launch = opened.launches.load(request.sourceRunId);
+export async function forkStoredRun(opened: CommandStore, request: ForkRequest, cwd: string): Promise<ForkOutcome> {
+  const launch = await opened.launches.load(request.sourceRunId);
   const manifestPath = request.manifest ?? launch?.manifestPath;
   if (manifestPath === undefined) {
     const known = (await opened.store.getRun(request.sourceRunId)) !== undefined;
@@ -66,6 +66,6 @@ export async function forkStoredRun(opened: OpenedStore, request: ForkRequest, c
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(Object.keys(edit).length === 0 ? {} : { edit }),
   });
-  opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
+  await opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
   return { ok: true, run, loaded, options };
 }

@@ -21,6 +21,7 @@ import { forcedTerminalSize } from './forced-terminal.js';
 import { DEFAULT_STORE_PATH } from './open-store.js';
 import { packageVersion } from './package-version.js';
 import { flushTracerProvider } from '../telemetry/flush-tracer-provider.js';
+import { redactPostgresUrls } from './postgres-url.js';
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -35,7 +36,7 @@ Exit codes:
 const hostOption = () => new Option('--host <host>', 'the address to listen on (default 127.0.0.1: this machine only)');
 const portOption = () => new Option('--port <n>', 'the viewer’s port (default: a free one)').argParser(portNumber);
 
-const storeOption = () => new Option('--store <path|url>', `SQLite file of the runs, or a postgres:// URL (?schema=NAME; cancel, steer, approve, runs, audit) (default: ${DEFAULT_STORE_PATH}, or the manifest's store.path for run)`);
+const storeOption = () => new Option('--store <path|url>', `SQLite file of the runs, or a postgres:// URL (?schema=NAME; the password may come from PGPASSWORD) (default: ${DEFAULT_STORE_PATH}, or the manifest's store.path for run)`);
 
 /** The command tree; `exitCode()` is the code of the command that ran. */
 export function createProgram(): { readonly program: Command; exitCode(): number } {
@@ -280,7 +281,8 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     // Errors with a stable code (StoreError, RunError) explain themselves; anything else is a bug: show the stack.
     const known = error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
-    process.stderr.write(`dualloop: ${known ? describeError(error) : `unexpected failure: ${error instanceof Error ? (error.stack ?? describeError(error)) : describeError(error)}`}\n`);
+    const message = known ? describeError(error) : `unexpected failure: ${error instanceof Error ? (error.stack ?? describeError(error)) : describeError(error)}`;
+    process.stderr.write(`dualloop: ${redactPostgresUrls(message)}\n`);
     return EXIT.error;
   }
 }

@@ -1,38 +1,103 @@
-import { existsSync } from 'node:fs';
+/**
+ * The one way a command opens the store `--store` names (DESIGN.md section 8: a SQLite path or a
+ * `postgres://` URL everywhere): run, resume, fork, view, runs, audit, cancel, steer and approve
+ * all come here. A `postgres://` or `postgresql://` URL is never taken for a file path, and its
+ * password never appears in what a command prints: messages name the store by `where` and hints
+ * repeat it as `hint`, both without credentials.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { CheckpointStore } from '../contracts/store.js';
+import { describePostgresFailure } from '../checkpoint/postgres-failure.js';
 import { displayPath } from '../manifest/load-manifest.js';
 import { complain, type CommandIO } from './command-io.js';
+import { postgresLaunchRecords, sqliteLaunchRecords, type LaunchRecord, type LaunchRecords } from './launch-records.js';
 import { storePathFor } from './open-store.js';
+import { parsePostgresUrl, shellWord } from './postgres-url.js';
 
-/** `--store postgres://…` (or `postgresql://`): a Postgres store; anything else is a SQLite file. */
-export function isPostgresUrl(flag: string | undefined): flag is string {
-  return flag !== undefined && /^postgres(ql)?:\/\//i.test(flag);
+export { isPostgresUrl } from './postgres-url.js';
+
+export interface CommandStore {
+  readonly store: CheckpointStore;
+  readonly kind: 'sqlite' | 'postgres';
+  /** For messages: the file relative to the current directory, or `postgres://host:port/db schema S`. */
+  readonly where: string;
+  /** ` --store …` for the hints a command prints (never a password); empty for the default file. */
+  readonly hint: string;
+  /** How runs were launched, for `resume` and `fork` in another process. */
+  readonly launches: LaunchRecords;
+  close(): Promise<void>;
 }
 
-/**
- * A store named by `--store` for commands that only use the store's methods (cancel, steer,
- * approve, runs, audit): a `postgres://` URL (schema from its `schema` query parameter, default
- * `dualloop`), or an existing SQLite file (the default `.dualloop/runs.db`). Undefined, said on
- * stderr, when the file does not exist.
- */
-export async function openStoreTarget(flag: string | undefined, io: CommandIO): Promise<{ readonly store: CheckpointStore; readonly where: string; close(): Promise<void> } | undefined> {
-  if (isPostgresUrl(flag)) {
-    const url = new URL(flag);
-    const schema = url.searchParams.get('schema') ?? undefined;
-    url.searchParams.delete('schema');
-    // The workers' queue schema (`dualloop submit|worker`) is not the store's business.
-    url.searchParams.delete('queueSchema');
-    const { postgresStore } = await import('../checkpoint/postgres-store.js');
-    const store = postgresStore({ connectionString: url.toString() }, schema === undefined ? {} : { schema });
-    await store.ready();
-    return { store, where: store.where, close: () => store.close() };
-  }
-  const path = storePathFor(flag, undefined, io.cwd);
-  if (!existsSync(path)) {
-    complain(io, `no store at ${displayPath(path, io.cwd)} (pass --store PATH or a postgres:// URL)`);
+export interface StoreRequest {
+  /** `--store`, as given. */
+  readonly flag: string | undefined;
+  /** The manifest's `store.path`, absolute (`run` only): used when there is no flag. */
+  readonly manifestStore?: string;
+  /** Create a missing SQLite file (and its directory); otherwise a missing file is said and gives undefined. */
+  readonly create: boolean;
+  /** What to do about a missing SQLite file instead of the default complaint. */
+  readonly onMissing?: (where: string) => void;
+}
+
+/** Opens the store; undefined (said on stderr) for an invalid URL or a missing file. Rejects with StoreError when Postgres cannot be opened. */
+export async function openCommandStore(request: StoreRequest, io: CommandIO): Promise<CommandStore | undefined> {
+  const target = parsePostgresUrl(request.flag);
+  if (target === undefined) return openSqlite(request, io);
+  if ('problem' in target) {
+    complain(io, target.problem);
     return undefined;
   }
+  const { postgresStore } = await import('../checkpoint/postgres-store.js');
+  const store = postgresStore({ connectionString: target.connectionString }, target.schema === undefined ? {} : { schema: target.schema });
+  try {
+    await store.ready();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  const records = postgresLaunchRecords(target.connectionString, store.schema);
+  const where = store.where;
+  const launches: LaunchRecords = {
+    save: (record: LaunchRecord) => records.save(record).catch((error: unknown) => Promise.reject(describePostgresFailure(error, { where, operation: 'recording how the run was launched', runId: record.runId }))),
+    load: (runId: string) => records.load(runId).catch((error: unknown) => Promise.reject(describePostgresFailure(error, { where, operation: 'reading how the run was launched', runId }))),
+    close: () => records.close(),
+  };
+  return {
+    store,
+    kind: 'postgres',
+    where,
+    hint: ` --store ${shellWord(target.redacted)}`,
+    launches,
+    async close() {
+      await launches.close();
+      await store.close();
+    },
+  };
+}
+
+async function openSqlite(request: StoreRequest, io: CommandIO): Promise<CommandStore | undefined> {
+  const path = storePathFor(request.flag, request.manifestStore, io.cwd);
+  const where = displayPath(path, io.cwd);
+  if (!request.create && !existsSync(path)) {
+    if (request.onMissing !== undefined) request.onMissing(where);
+    else complain(io, `no store at ${where} (pass --store PATH or a postgres:// URL)`);
+    return undefined;
+  }
+  mkdirSync(dirname(path), { recursive: true });
   const { sqliteStore } = await import('../checkpoint/sqlite-store.js');
   const store = sqliteStore({ path });
-  return { store, where: displayPath(path, io.cwd), close: async () => store.close() };
+  const launches = sqliteLaunchRecords(path);
+  return {
+    store,
+    kind: 'sqlite',
+    where,
+    hint: path === storePathFor(undefined, undefined, io.cwd) ? '' : ` --store ${shellWord(where)}`,
+    launches,
+    async close() {
+      await launches.close();
+      store.close();
+    },
+  };
 }
+

@@ -174,10 +174,12 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
       try {
         if (!fence.lost) await store.saveResult(workflowResult);
-        await releaseLease();
       } catch (error) {
         sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });
       }
+      // Renewals stop whatever happened to the result (a store that is down must not keep the run
+      // held by this process); a release that fails leaves the lease to expire.
+      await releaseLease().catch(() => undefined);
       // The run's tool sources (MCP servers) stop before its result is given (ADR/0143).
       await tools.close();
       registry.delete(runId);

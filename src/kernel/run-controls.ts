@@ -4,14 +4,14 @@ import type { RunFence } from './fenced-store.js';
 
 /** How often a run looks for commands when its store cannot notify (SQLite): well within 1 s. */
 export const CONTROL_POLL_MS = 250;
-/** With notifications (Postgres LISTEN/NOTIFY), a slow poll only covers a dropped listener. */
-export const CONTROL_SAFETY_POLL_MS = 5_000;
 
 /**
  * Hands a running run the commands other processes send it through the store (ADR/0184): at
  * once when the store notifies, else by a cheap poll; each command once, in order, taken under
- * the run's lease. Returns the function that stops watching. Stores without a control channel
- * (memory) are not watched.
+ * the run's lease. A store that notifies (`watchControls`) also owns what covers a lost
+ * notification — Postgres reconnects its listener, catches up and keeps a slow safety timer
+ * (ADR/0186) — so the kernel does not poll it. Returns the function that stops watching. Stores
+ * without a control channel (memory) are not watched.
  */
 export function watchRunControls(store: CheckpointStore, runId: string, fence: RunFence, apply: (command: ControlCommand) => void): () => void {
   if (!hasControlChannel(store)) return () => undefined;
@@ -39,12 +39,12 @@ export function watchRunControls(store: CheckpointStore, runId: string, fence: R
     }
   };
   const unsubscribe = store.watchControls?.(runId, () => void take());
-  const timer = setInterval(() => void take(), unsubscribe === undefined ? CONTROL_POLL_MS : CONTROL_SAFETY_POLL_MS);
-  timer.unref();
+  const timer = unsubscribe === undefined ? setInterval(() => void take(), CONTROL_POLL_MS) : undefined;
+  timer?.unref();
   void take();
   return () => {
     stopped = true;
-    clearInterval(timer);
+    if (timer !== undefined) clearInterval(timer);
     unsubscribe?.();
   };
 }

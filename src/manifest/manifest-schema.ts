@@ -100,7 +100,15 @@ export const ManifestSchema = z.strictObject({
   bounds: BoundsOverrideSchema.optional(),
   policy: DeclarativePolicySpecSchema.optional(),
   store: z
-    .strictObject({ path: z.string().trim().min(1, 'must be a file path').describe('SQLite file, relative to the manifest') })
+    .strictObject({
+      path: z
+        .string()
+        .trim()
+        .min(1, 'must be a file path')
+        // A URL here would be taken for a file name, and a manifest is no place for a password.
+        .refine((path) => !/^postgres(ql)?:\/\//i.test(path), 'is a SQLite file path: give a postgres:// URL as --store on the command line instead')
+        .describe('SQLite file, relative to the manifest'),
+    })
     .optional()
     .describe('Where runs are kept; default .dualloop/runs.db in the current directory'),
   strategy: z.enum(STRATEGIES).optional().describe('How the outer loop picks its tasks (default react); docs/strategies.md'),

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Bounds } from '../contracts/bounds.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
+import { hasEventFeed, type EventFeed } from '../contracts/event-feed.js';
 import { writeEvent } from './local-http.js';
 import type { RunInfo } from './protocol.js';
 
@@ -21,10 +22,12 @@ const BATCH = 500;
 
 /**
  * Streams one run to a page (protocol.ts, StreamMessage): its info, then its events as the store
- * has them, polling the store for new ones every `pollMs` — the same path for a run in this
- * process, a run in another process writing the same SQLite file, and a finished run (ADR/0082).
- * The audit (the stop tree) goes out at once and again after every `workflow_end`, as soon as the
- * store holds the run's result. Ends when `signal` aborts.
+ * has them — the same path for a run in this process, a run in another process writing the same
+ * store, and a finished run (ADR/0082). A store with an event feed (Postgres LISTEN/NOTIFY,
+ * ADR/0186) says when the run's log grew, and only the events after the last one sent are read
+ * then; other stores (SQLite, memory) are asked for new events every `pollMs`. The audit (the stop
+ * tree) goes out at once and again after every `workflow_end`, as soon as the store holds the run's
+ * result. Ends when `signal` aborts.
  */
 export async function streamRun(response: ServerResponse, options: RunStreamOptions): Promise<void> {
   const { store, runId, signal } = options;
@@ -40,7 +43,18 @@ export async function streamRun(response: ServerResponse, options: RunStreamOpti
   let lastSeq = options.afterSeq;
   let awaitingAudit = true;
   let lastEnd: Extract<KernelEvent, { type: 'workflow_end' }> | undefined;
-  while (!signal.aborted) {
+  const wake = hasEventFeed(store) ? wakeUps(store, runId, signal) : undefined;
+  try {
+    while (!signal.aborted) {
+      wake?.consume();
+      await sendNew();
+      await (wake === undefined ? sleep(options.pollMs, signal) : wake.next());
+    }
+  } finally {
+    wake?.stop();
+  }
+
+  async function sendNew(): Promise<void> {
     const events: readonly KernelEvent[] = await store.readEvents(runId, lastSeq);
     for (let start = 0; start < events.length && !signal.aborted; start += BATCH) {
       const batch = events.slice(start, start + BATCH);
@@ -61,8 +75,33 @@ export async function streamRun(response: ServerResponse, options: RunStreamOpti
         awaitingAudit = false;
       }
     }
-    await sleep(options.pollMs, signal);
   }
+}
+
+/** The feed's notifications for one run, as "wait until the log may have grown". */
+function wakeUps(feed: EventFeed, runId: string, signal: AbortSignal): { consume(): void; next(): Promise<void>; stop(): void } {
+  let pending = false;
+  let waiting: (() => void) | undefined;
+  const unsubscribe = feed.watchEvents(runId, () => {
+    pending = true;
+    waiting?.();
+  });
+  return {
+    consume: () => (pending = false),
+    next: () =>
+      pending || signal.aborted
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const done = () => {
+              waiting = undefined;
+              signal.removeEventListener('abort', done);
+              resolve();
+            };
+            waiting = done;
+            signal.addEventListener('abort', done, { once: true });
+          }),
+    stop: unsubscribe,
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

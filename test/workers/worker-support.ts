@@ -43,8 +43,18 @@ export function notingWorkflow(options: { readonly delayMs?: number; readonly po
   return { build, executions };
 }
 
+/** The `--store` URL of the CLI for a place: `postgres://…?schema=S&queueSchema=Q`. */
+export function storeUrl(place: Place): string {
+  return `${place.connectionString}${place.connectionString.includes('?') ? '&' : '?'}schema=${place.schema}&queueSchema=${place.queueSchema}`;
+}
+
 export function openStore(place: Place): PostgresStore {
   return postgresStore({ connectionString: place.connectionString }, { schema: place.schema });
+}
+
+/** Waits until the run has saved `count` checkpoints (it is running, `count` turns in). */
+export async function untilCheckpoints(store: PostgresStore, runId: string, count: number): Promise<void> {
+  while ((await store.readEvents(runId)).filter((event) => event.type === 'checkpoint_saved').length < count) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 /** Waits for the run's stored result that `accept` accepts (the run has ended, or parked). */
@@ -60,4 +70,23 @@ export async function storedResult(store: PostgresStore, runId: string, accept: 
 
 export async function workflowEnds(store: PostgresStore, runId: string) {
   return (await store.readEvents(runId)).filter((event) => event.type === 'workflow_end');
+}
+
+/**
+ * A result as another run of the same workload must match it: everything but the run id, clock
+ * times (every `at`) and runtimes (every `runtimeMs`) — stops, task outputs, turns, tool calls
+ * and their results, usage, cost and every other counter.
+ */
+export function comparableResult(result: WorkflowResult): unknown {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'at' && key !== 'runtimeMs')
+        .map(([key, inner]) => [key, strip(inner)]),
+    );
+  };
+  const { runId: _runId, ...rest } = result;
+  return strip(rest);
 }

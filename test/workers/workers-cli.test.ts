@@ -1,7 +1,8 @@
+import { PgBoss } from 'pg-boss';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../cli/cli-process.js';
 import { useWorkspace } from '../cli/workspace.js';
-import { openStore, storedResult, usePlaces } from './worker-support.js';
+import { openStore, storedResult, storeUrl, usePlaces } from './worker-support.js';
 
 /*
  * `dualloop submit` and `dualloop worker` as real processes (issue 19): exit codes, NDJSON,
@@ -17,10 +18,6 @@ afterEach(async () => {
     await worker.done;
   }
 });
-
-function storeUrl(where: ReturnType<typeof place>): string {
-  return `${where.connectionString}${where.connectionString.includes('?') ? '&' : '?'}schema=${where.schema}&queueSchema=${where.queueSchema}`;
-}
 
 /** A manifest `deploys.yaml`: one task that calls `calculator` (parked for approval when asked), then answers. */
 function deploysManifest(requireApproval: boolean): string {
@@ -85,6 +82,42 @@ describe('dualloop submit / worker', () => {
     expect(result.tasks[0]?.output).toBe('It is 42.');
     await store.close();
   }, 60_000);
+
+  it('approve queues the next slice from the run recorded at submission, after pg-boss deleted all its jobs (retention)', async () => {
+    const where = place();
+    const manifest = deploysManifest(true);
+    const first = await startWorker(manifest, storeUrl(where));
+    const parked = await runCli(['submit', manifest, '--store', storeUrl(where), '--run-id', 'parked-long', '--priority', '7', '--wait'], { cwd: workspace().dir });
+    expect(parked.code, parked.stderr).toBe(3);
+    first.kill('SIGTERM');
+    expect((await first.done).code).toBe(0);
+
+    // What pg-boss does to a completed job after its retention (7 days by default): it is gone.
+    const boss = new PgBoss({ connectionString: where.connectionString, schema: where.queueSchema, supervise: false, schedule: false });
+    boss.on('error', () => undefined);
+    await boss.start();
+    try {
+      const jobs = await boss.findJobs('dualloop.deploys', { key: 'parked-long' });
+      expect(jobs.length).toBeGreaterThan(0);
+      await boss.deleteJob('dualloop.deploys', jobs.map((job) => job.id));
+      expect(await boss.findJobs('dualloop.deploys', { key: 'parked-long' })).toEqual([]);
+
+      const approved = await runCli(['approve', 'parked-long', '--allow', '--store', storeUrl(where)], { cwd: workspace().dir });
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toContain('a worker of deploys continues the run');
+      // Queued on the workflow's queue at the priority given at submission.
+      expect(await boss.findJobs('dualloop.deploys', { key: 'parked-long' })).toEqual([expect.objectContaining({ state: 'created', priority: 7, data: { workflow: 'deploys', runId: 'parked-long' } })]);
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+
+    await startWorker(manifest, storeUrl(where));
+    const store = openStore(where);
+    const result = await storedResult(store, 'parked-long', (stored) => stored.stop.reason !== 'awaiting_approval');
+    expect(result.stop.reason).toBe('goal_achieved');
+    expect(result.tasks[0]?.output).toBe('It is 42.');
+    await store.close();
+  }, 90_000);
 
   it('submit and worker without a postgres:// store exit 64 naming why', async () => {
     const manifest = deploysManifest(false);

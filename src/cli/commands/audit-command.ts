@@ -2,7 +2,7 @@ import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAudit } from '../format-audit.js';
 import { colorsFor } from '../format.js';
-import { openStoreTarget } from '../store-target.js';
+import { openCommandStore } from '../store-target.js';
 
 export interface AuditFlags {
   readonly store?: string;
@@ -11,7 +11,7 @@ export interface AuditFlags {
 
 /** `dualloop audit <runId>`: the stop tree, readable or (`--json`) as the store's AuditReport. */
 export async function auditCommand(runId: string, flags: AuditFlags, io: CommandIO): Promise<number> {
-  const opened = await openStoreTarget(flags.store, io);
+  const opened = await openCommandStore({ flag: flags.store, create: false }, io);
   if (opened === undefined) return EXIT.usage;
   try {
     const report = await opened.store.audit(runId);

@@ -3,7 +3,7 @@ import { isDualloopErrorOf } from '../../errors.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { queueTarget } from '../queue-target.js';
-import { openStoreTarget } from '../store-target.js';
+import { openCommandStore } from '../store-target.js';
 
 export interface ControlFlags {
   readonly store?: string;
@@ -20,7 +20,7 @@ export type ControlRequest =
  * run cannot take (unknown, finished, no such pending approval, answered already) exits 64 naming why.
  */
 export async function controlCommand(runId: string, request: ControlRequest, flags: ControlFlags, io: CommandIO): Promise<number> {
-  const opened = await openStoreTarget(flags.store, io);
+  const opened = await openCommandStore({ flag: flags.store, create: false }, io);
   if (opened === undefined) return EXIT.usage;
   try {
     if (request.kind === 'cancel') {
@@ -36,7 +36,7 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       });
       const workflow = await continueOnAWorker(flags.store, runId);
-      const next = workflow === undefined ? `it applies when the run is resumed (dualloop resume ${runId})` : `a worker of ${workflow} continues the run`;
+      const next = workflow === undefined ? `it applies when the run is resumed (dualloop resume ${runId}${opened.hint})` : `a worker of ${workflow} continues the run`;
       io.stdout.write(`approval ${approvalId} of run ${runId}: ${request.answer === 'approve' ? 'allowed' : 'denied'}; ${next}\n`);
     }
     return EXIT.completed;
@@ -54,5 +54,5 @@ async function continueOnAWorker(store: string | undefined, runId: string): Prom
   const target = queueTarget(store, 'approve');
   if ('problem' in target) return undefined;
   const { queueNextSlice } = await import('../../workers/continue-run.js');
-  return queueNextSlice({ connectionString: target.connectionString, queueSchema: target.queueSchema ?? 'pgboss' }, runId);
+  return queueNextSlice({ connectionString: target.connectionString, schema: target.schema ?? 'dualloop', queueSchema: target.queueSchema ?? 'pgboss' }, runId);
 }

@@ -7,7 +7,7 @@ import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
 import { forkStoredRun } from '../fork-run.js';
-import { openExistingStore } from '../open-store.js';
+import { openCommandStore } from '../store-target.js';
 import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
 
@@ -44,7 +44,7 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
     complain(io, `--at ${flags.at}: expected <task>[:<turn>], counted from 1 (e.g. 3 or 3:6)`);
     return EXIT.usage;
   }
-  const opened = openExistingStore(flags.store, io);
+  const opened = await openCommandStore({ flag: flags.store, create: false }, io);
   if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
   try {
@@ -84,7 +84,7 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
     return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap, ...(before === undefined ? {} : { before }) });
   } finally {
     trap.release();
-    opened.close();
+    await opened.close();
   }
 }
 

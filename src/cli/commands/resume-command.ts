@@ -6,7 +6,7 @@ import { createManifestKernel } from '../../manifest/manifest-kernel.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
-import { openExistingStore } from '../open-store.js';
+import { openCommandStore } from '../store-target.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { addManifestMcp } from '../manifest-mcp.js';
 import { reportIssues } from '../report-issues.js';
@@ -34,11 +34,11 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
     complain(io, approvals);
     return EXIT.usage;
   }
-  const opened = openExistingStore(flags.store, io);
+  const opened = await openCommandStore({ flag: flags.store, create: false }, io);
   if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
   try {
-    const launch = opened.launches.load(runId);
+    const launch = await opened.launches.load(runId);
     const manifestPath = flags.manifest ?? launch?.manifestPath;
     if (manifestPath === undefined) {
       complain(io, `run ${runId} was not started by \`dualloop run\` with this store; pass --manifest PATH`);
@@ -74,7 +74,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
     return await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap, ...(before === undefined ? {} : { before }) });
   } finally {
     trap.release();
-    opened.close();
+    await opened.close();
   }
 }
 

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { describeError, FailureError, isDualloopError } from '../../errors.js';
+import { describeError, isDualloopError } from '../../errors.js';
 import type { BoundOverrides } from '../../manifest/bound-overrides.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
-import { openStore, storePathFor } from '../open-store.js';
+import { openCommandStore } from '../store-target.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { addManifestMcp } from '../manifest-mcp.js';
 import { reportIssues } from '../report-issues.js';
@@ -39,11 +39,9 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   }
   const { options } = mcp;
   const manifestStore = loaded.manifest.store === undefined ? undefined : resolve(loaded.directory, loaded.manifest.store.path);
+  const opened = await openCommandStore({ flag: flags.store, ...(manifestStore === undefined ? {} : { manifestStore }), create: true }, io);
+  if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
-  const opened = openStore(storePathFor(flags.store, manifestStore, io.cwd), { create: true });
-  if (opened === undefined) {
-    throw new FailureError({ code: 'internal_error', message: 'unreachable: openStore with create' });
-  }
   let watchers: RunWatchers | undefined;
   try {
     try {
@@ -66,7 +64,9 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
       else complain(io, `cannot start the run: ${describeError(error)}`);
       return EXIT.usage;
     }
-    opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
+    await opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides }).catch((error: unknown) => {
+      complain(io, `warning: ${describeError(error)}; \`dualloop resume\` of this run will need --manifest`);
+    });
     watchers.announce(run.runId);
     const code = await followRun({ run, opened, options, name: loaded.manifest.name, json: flags.json === true, io, trap });
     trap.release();
@@ -79,7 +79,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   } finally {
     trap.release();
     await watchers?.close();
-    opened.close();
+    await opened.close();
   }
 }
 

@@ -1,10 +1,8 @@
-import { displayPath } from '../../manifest/load-manifest.js';
 import type { CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { colorReason, colorsFor, formatTimestamp } from '../format.js';
 import { formatForkPoint } from '../../contracts/fork.js';
-import { openStore, storePathFor } from '../open-store.js';
-import { isPostgresUrl, openStoreTarget } from '../store-target.js';
+import { openCommandStore } from '../store-target.js';
 
 export interface RunsFlags {
   readonly store?: string;
@@ -14,13 +12,20 @@ export interface RunsFlags {
 
 /** `dualloop runs`: recent runs, newest first — id, name, started, stop reason, tasks done. */
 export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<number> {
-  const path = isPostgresUrl(flags.store) ? flags.store : storePathFor(flags.store, undefined, io.cwd);
-  const opened = isPostgresUrl(flags.store) ? await openStoreTarget(flags.store, io) : openStore(path, { create: false });
-  if (opened === undefined) {
-    if (flags.json === true) io.stdout.write('[]\n');
-    else io.stderr.write(`no runs yet (no store at ${displayPath(path, io.cwd)})\n`);
-    return EXIT.completed;
-  }
+  let missing = false;
+  const opened = await openCommandStore(
+    {
+      flag: flags.store,
+      create: false,
+      onMissing: (where) => {
+        missing = true;
+        if (flags.json === true) io.stdout.write('[]\n');
+        else io.stderr.write(`no runs yet (no store at ${where})\n`);
+      },
+    },
+    io,
+  );
+  if (opened === undefined) return missing ? EXIT.completed : EXIT.usage;
   try {
     const runs = await opened.store.listRuns({ limit: flags.limit ?? 20 });
     if (flags.json === true) {
@@ -28,7 +33,7 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       return EXIT.completed;
     }
     if (runs.length === 0) {
-      io.stderr.write(`no runs yet in ${'where' in opened ? opened.where : displayPath(path, io.cwd)}\n`);
+      io.stderr.write(`no runs yet in ${opened.where}\n`);
       return EXIT.completed;
     }
     const colors = colorsFor(io.stdout);
@@ -36,7 +41,8 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       run.runId,
       run.name ?? '',
       formatTimestamp(run.createdAt),
-      run.stop?.reason ?? 'running or interrupted',
+      // An error names its code (worker_retries_exhausted, lease_lost, …): the detail is in `audit`.
+      run.stop === undefined ? 'running or interrupted' : run.stop.reason === 'error' && run.stop.code !== undefined ? `error (${run.stop.code})` : run.stop.reason,
       // Plan strategies run plan steps, not the tasks the run was started with: no total to show.
       run.tasksDone > run.tasksTotal ? `${run.tasksDone}` : `${run.tasksDone}/${run.tasksTotal}`,
       run.forkOf === undefined ? '' : `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}`,

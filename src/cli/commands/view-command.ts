@@ -1,12 +1,11 @@
 import { ConfigError } from '../../errors.js';
-import { displayPath } from '../../manifest/load-manifest.js';
 import { formatForkPoint } from '../../contracts/fork.js';
 import type { WorkflowRun } from '../../kernel/workflow-run.js';
 import { startViewer, type Viewer, type ViewerControl } from '../../viewer/index.js';
 import { forkStoredRun } from '../fork-run.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
-import { openExistingStore, type OpenedStore } from '../open-store.js';
+import { openCommandStore, type CommandStore } from '../store-target.js';
 import { createAccessToken, isLoopback } from '../../viewer/access-control.js';
 import { describeListenError, launchBounds, nonLoopbackWarning, untilInterrupted } from '../run-watchers.js';
 
@@ -23,13 +22,13 @@ export interface ViewFlags {
  * Ctrl-C: a finished run to replay, or a run another process is writing, followed live.
  */
 export async function viewCommand(runId: string | undefined, flags: ViewFlags, io: CommandIO): Promise<number> {
-  const opened = openExistingStore(flags.store, io);
+  const opened = await openCommandStore({ flag: flags.store, create: false }, io);
   if (opened === undefined) return EXIT.usage;
   let viewer: Viewer | undefined;
   const forks = new Set<WorkflowRun>();
   try {
     if (runId !== undefined && (await opened.store.getRun(runId)) === undefined) {
-      complain(io, `no run ${runId} in ${displayPath(opened.path, io.cwd)}`);
+      complain(io, `no run ${runId} in ${opened.where}`);
       return EXIT.usage;
     }
     const beyondLoopback = flags.host !== undefined && !isLoopback(flags.host);
@@ -40,7 +39,7 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
         ...(beyondLoopback ? { token: createAccessToken() } : {}),
         ...(flags.port === undefined ? {} : { port: flags.port }),
         ...(runId === undefined ? {} : { runId }),
-        bounds: (id) => launchBounds(opened.launches.load(id)),
+        bounds: async (id) => launchBounds(await opened.launches.load(id).catch(() => undefined)),
         ...(flags.control === true ? { control: forkControl(opened, io, forks) } : {}),
       });
     } catch (error) {
@@ -57,12 +56,12 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
     // Forks still running stop `context_canceled` (resumable) before the store closes.
     for (const run of forks) run.abort('the viewer stopped');
     await Promise.all([...forks].map((run) => run.result));
-    opened.close();
+    await opened.close();
   }
 }
 
 /** The viewer's control: a fork runs in this process, its events reach the page through the store. */
-function forkControl(opened: OpenedStore, io: CommandIO, forks: Set<WorkflowRun>): ViewerControl {
+function forkControl(opened: CommandStore, io: CommandIO, forks: Set<WorkflowRun>): ViewerControl {
   return {
     async fork(sourceRunId, at) {
       const outcome = await forkStoredRun(opened, { sourceRunId, at }, io.cwd);
