@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createMachine } from 'xstate';
+import { assign, createMachine } from 'xstate';
 import { getStateNodes, toDirectedGraph } from 'xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { turnMachine } from '../../machines/turn.machine.js';
@@ -42,12 +42,31 @@ describe('machineGraph', () => {
     expect(graph.edges).toContainEqual({ source: 'NEXT_TURN', target: 'TURN_INIT', labels: ['always'] });
   });
 
-  it('names transitions by event, actor answers by actor id, and marks guards', () => {
-    const { workflow } = kernelMachineGraphs();
-    expect(workflow.edges).toContainEqual({ source: 'TASK_EXECUTE', target: 'CHECKPOINT', labels: ['task done'] });
-    expect(workflow.edges).toContainEqual({ source: 'TASK_SELECT.GATE', target: 'DONE', labels: ['policyGate done', 'policyGate error'] });
-    expect(workflow.edges).toContainEqual({ source: '', target: 'DONE', labels: ['ABORT (idle)', 'after sessionDeadline (idle)'] });
+  it('names transitions by event, actor answers by actor id, guards and actions by name', () => {
+    const { workflow, turn } = kernelMachineGraphs();
+    expect(workflow.edges).toContainEqual({ source: 'TASK_EXECUTE', target: 'CHECKPOINT', labels: ['task done / recordTask, reportTaskEnd'] });
+    expect(workflow.edges).toContainEqual({
+      source: 'TASK_SELECT.GATE',
+      target: 'DONE',
+      labels: ['policyGate done / stopOnGateRefusal', 'policyGate error / stopOnActorError'],
+    });
+    expect(workflow.edges).toContainEqual({ source: '', target: 'DONE', labels: ['ABORT (idle) / stopOnAbort', 'after sessionDeadline (idle) / stopAtSessionDeadline'] });
     expect(workflow.nodes.find((node) => node.path === 'TASK_EXECUTE')?.invokes).toEqual([{ id: 'task', src: 'taskLoop' }]);
+    expect(turn.nodes.find((node) => node.path === 'OBSERVE')?.entry).toEqual(['observeToolResults']);
+    expect(turn.edges).toContainEqual({ source: 'TURN_INIT', target: 'COMPACT', labels: ['always (needsCompaction)'] });
+    expect(turn.edges).toContainEqual({ source: 'CHECK_STOP', target: 'WRAP_UP', labels: ['STOP_DECIDED (wrapUpDue) / closeTurn'] });
+  });
+
+  it('shows inline guards and actions as such, and leaves out the timers of delayed transitions', () => {
+    const machine = createMachine({
+      id: 'm',
+      initial: 'A',
+      states: { A: { after: { 10: 'B' }, on: { GO: { guard: () => true, target: 'B', actions: assign({}) } } }, B: { entry: 'named', type: 'final' } },
+    });
+    const graph = machineGraph(machine);
+    expect(graph.edges).toContainEqual({ source: 'A', target: 'B', labels: ['GO (guarded) / inline assign', 'after 10'] });
+    expect(graph.nodes.find((node) => node.path === 'A')?.entry).toEqual([]);
+    expect(graph.nodes.find((node) => node.path === 'B')?.entry).toEqual(['named']);
   });
 
   it('changes the diagram when a machine changes', () => {
