@@ -32,7 +32,7 @@ interface TransitionView {
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const root = machine.root as unknown as StateNodeView;
   const nodes: GraphNode[] = [];
-  const edges = new Map<string, { source: string; target: string; labels: string[] }>();
+  const edges = new Map<string, { source: string; target: string; labels: string[]; actions: string[][] }>();
   const visit = (node: StateNodeView, parent: StateNodeView | undefined) => {
     const path = node.path.join('.');
     if (parent !== undefined) {
@@ -51,9 +51,14 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
       for (const target of transition.target ?? []) {
         const targetPath = target.path.join('.');
         const id = `${path}→${targetPath}`;
-        const edge = edges.get(id) ?? { source: path, target: targetPath, labels: [] };
+        const edge = edges.get(id) ?? { source: path, target: targetPath, labels: [], actions: [] };
         const label = transitionLabel(transition);
-        if (!edge.labels.includes(label)) edge.labels.push(label);
+        const actions = actionNames(transition.actions);
+        const same = edge.labels.findIndex((known, index) => known === label && edge.actions[index]!.join() === actions.join());
+        if (same === -1) {
+          edge.labels.push(label);
+          edge.actions.push(actions);
+        }
         edges.set(id, edge);
       }
     }
@@ -72,13 +77,9 @@ export function kernelMachineGraphs(): MachineGraphs {
   return { workflow: machineGraph(workflowMachine), turn: machineGraph(turnMachine) };
 }
 
-/**
- * What a reader needs from a transition: its event, in words, the guard that decides it and the
- * actions it runs (`MODEL_DONE (hasToolCalls) / recordModelResult`).
- */
-export function transitionLabel(transition: Pick<TransitionView, 'eventType' | 'guard'> & { readonly actions?: readonly unknown[] }): string {
-  const actions = actionNames(transition.actions ?? []);
-  return `${eventLabel(transition.eventType)}${guardLabel(transition.guard)}${actions.length === 0 ? '' : ` / ${actions.join(', ')}`}`;
+/** What a reader needs to tell a transition apart: its event, in words, and the guard that decides it. */
+export function transitionLabel(transition: Pick<TransitionView, 'eventType' | 'guard'>): string {
+  return `${eventLabel(transition.eventType)}${guardLabel(transition.guard)}`;
 }
 
 /**

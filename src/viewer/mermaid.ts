@@ -1,5 +1,5 @@
 import { FailureError } from '../errors.js';
-import type { GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
+import type { GraphEdge, GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
 
 const INDENT = '    ';
 
@@ -35,7 +35,7 @@ export function toMermaid(graph: MachineGraph): string {
       if (edge.source === '') continue;
       const home = parentOf(edge.source) === parentOf(edge.target) ? parentOf(edge.source) : undefined;
       if (home !== parent) continue;
-      for (const label of edge.labels) lines.push(`${pad}${keyOf(edge.source)} --> ${keyOf(edge.target)} : ${label}`);
+      for (const label of spelledOut(edge)) lines.push(`${pad}${keyOf(edge.source)} --> ${keyOf(edge.target)} : ${label}`);
     }
     for (const node of children.filter((child) => child.type === 'final')) lines.push(`${pad}${node.key} --> [*]`);
   };
@@ -44,7 +44,7 @@ export function toMermaid(graph: MachineGraph): string {
   for (const edge of graph.edges.filter((candidate) => candidate.source === '')) {
     lines.push(`${INDENT}note left of ${keyOf(edge.target)}`);
     lines.push(`${INDENT}${INDENT}from any state:`);
-    for (const label of edge.labels) lines.push(`${INDENT}${INDENT}${label}`);
+    for (const label of spelledOut(edge)) lines.push(`${INDENT}${INDENT}${label}`);
     lines.push(`${INDENT}end note`);
   }
   return lines.join('\n');
@@ -80,11 +80,19 @@ export function diagramsMarkdown(graphs: MachineGraphs): string {
     'order. A state\'s `entry /` line lists what it does when entered. Every guard and action is named in',
     'the machine\'s `setup()`, so these names are the spec. Notes list the transitions declared on the',
     'machine itself: they apply from any state. The local viewer (`dualloop view`, docs/viewer.md) draws',
-    'the same graphs.',
+    'the same graphs, with the events and guards (the actions are left out there to keep it legible).',
     '',
     ...section('Outer loop: the workflow machine', 'machines/workflow.machine.ts', graphs.workflow),
     ...section('Inner loop: the turn machine', 'machines/turn.machine.ts', graphs.turn),
   ].join('\n');
+}
+
+/** An edge's transitions as `event (guard) / action, action`. */
+function spelledOut(edge: GraphEdge): string[] {
+  return edge.labels.map((label, index) => {
+    const actions = edge.actions[index] ?? [];
+    return actions.length === 0 ? label : `${label} / ${actions.join(', ')}`;
+  });
 }
 
 function actorText(actor: InvokedActor): string {

@@ -30,12 +30,15 @@ export interface InvokedActor {
   readonly src: string;
 }
 
-/** Every transition between the same two states, merged: one label per transition (event, guard, actions). */
+/** Every transition between the same two states, merged: one label per transition. */
 export interface GraphEdge {
   /** Source path; `''` is the machine's root: the transition applies from any state. */
   readonly source: string;
   readonly target: string;
+  /** What the viewer draws: the event and the guard (`MODEL_DONE (hasToolCalls)`). */
   readonly labels: readonly string[];
+  /** The actions each transition runs, by name: `actions[i]` belongs to `labels[i]` (docs/diagrams.md shows them). */
+  readonly actions: readonly (readonly string[])[];
 }
 
 /** A machine drawn from its definition (src/viewer/machine-graph.ts). */
