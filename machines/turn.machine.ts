@@ -1,14 +1,15 @@
 /**
  * The inner loop: one task, one model call per turn.
  *
- *   TURN_INIT → PLAN → ACT → OBSERVE → CHECK_STOP → (NEXT_TURN → TURN_INIT | DONE)
+ *   TURN_INIT → [COMPACT →] PLAN → ACT → OBSERVE → CHECK_STOP → (NEXT_TURN → TURN_INIT | [WRAP_UP →] DONE)
  *
- * A pure definition. The model caller, tool runner and stop evaluator are long-lived service
- * actors invoked once per task and answering with events (creating an actor per turn is the
- * cost this design avoids); the compactor is spawned the first time it asks to run and then kept
- * for the rest of the task (one actor, not one per turn). Events to the
- * outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are named actions.
- * All of them are supplied by the composition root (src/kernel/provide-machines.ts).
+ * A pure definition that reads as the spec: every guard and every action is named in `setup()`
+ * (docs/diagrams.md is generated from it). The model caller, tool runner and stop evaluator are
+ * long-lived service actors invoked once per task and answering with events (creating an actor per
+ * turn is the cost this design avoids); the compactor is spawned the first time COMPACT is entered
+ * and kept for the rest of the task. COMPACT and WRAP_UP are entered only when there is work for
+ * them. Events to the outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are
+ * supplied by the composition root (src/kernel/provide-machines.ts), like the services.
  * The task deadline is a delayed transition on the whole machine.
  */
 import { assign, fromCallback, sendTo, setup } from 'xstate';
@@ -59,7 +60,7 @@ export interface CompactionCheck {
   readonly turn: number;
 }
 
-/** What the compactor is asked, each time `needsCompaction` says yes. */
+/** What the compactor is asked, each time COMPACT is entered. */
 export interface CompactRequest {
   readonly type: 'compactor.compact';
   readonly messages: readonly Message[];
@@ -71,14 +72,15 @@ type CompactorEvent =
   | { readonly type: 'COMPACTED'; readonly messages: readonly Message[] }
   | { readonly type: 'COMPACTION_FAILED'; readonly message: string };
 
-
 function notProvided(name: string): never {
   throw new Error(`${name} not provided: supply it with turnMachine.provide() from the composition root`);
 }
 
+/** The bounds after which `wrapUpOnBound` makes one more call (ADR 0002: a deadline or budget is already spent). */
 const WRAP_UP_REASONS = new Set<StopCondition['reason']>(['max_turns', 'max_tool_calls', 'loop_detected']);
 
-const turnSetup = setup({
+/** The effects: every one is supplied by the composition root; these defaults fail loudly. */
+const effects = setup({
   types: {
     context: {} as TurnContext,
     input: {} as TurnInput,
@@ -104,159 +106,175 @@ const turnSetup = setup({
   },
 });
 
-/** A service actor failed (it should answer with data instead): report it, then end the task `error`. */
-const stopOnServiceError = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
-  const detail = `internal: ${describeError((event as { error?: unknown }).error)}`;
-  queue({ type: 'report', params: { type: 'error', scope: 'internal', message: detail, taskId: context.task.id, taskIndex: context.task.index } });
-  queue.assign({ stop: { reason: 'error', code: 'internal_error', detail, at: context.lastAt } });
+/** The loop's own guards and actions: pure, each a call to a reducer of src/loop/turn-reducers.ts. */
+const turnSetup = effects.extend({
+  guards: {
+    /** The task resumes a turn that parked for approval: it already has its model answer. */
+    resumesPendingTurn: ({ context }) => resumesPendingTurn(context),
+    hasToolCalls: ({ event }) => event.type === 'MODEL_DONE' && hasToolCalls(event.result),
+    /** A counting bound stopped the task and `wrapUpOnBound` is on. */
+    wrapUpDue: ({ context, event }) =>
+      event.type === 'STOP_DECIDED' && event.stop !== undefined && context.frame.settings.wrapUpOnBound && WRAP_UP_REASONS.has(event.stop.reason),
+    stopDecided: ({ event }) => event.type === 'STOP_DECIDED' && event.stop !== undefined,
+  },
+  actions: {
+    reportTaskStart: effects.enqueueActions(({ context, enqueue: queue }) => {
+      queue({ type: 'report', params: { type: 'task_start', taskId: context.task.id, taskIndex: context.task.index, description: context.task.description } });
+    }),
+    /** TURN_INIT: count the turn, deliver queued messages, report it. */
+    startTurn: effects.enqueueActions(({ context, enqueue: queue }) => {
+      const update = beginTurn(context);
+      queue({ type: 'report', params: { type: 'turn_start', taskId: context.task.id, taskIndex: context.task.index, turn: update.turn ?? context.turn } });
+      queue.assign(update);
+    }),
+    /** COMPACT: hand the transcript to the compactor, spawning it the first time (it answers COMPACTED or COMPACTION_FAILED). */
+    requestCompaction: effects.enqueueActions(({ context, enqueue: queue }) => {
+      if (!context.compactorSpawned) {
+        queue.spawnChild('compactor', { id: 'compactor', input: serviceInput(context) });
+        queue.assign({ compactorSpawned: true });
+      }
+      queue.sendTo('compactor', { type: 'compactor.compact', messages: context.messages, turn: context.turn });
+    }),
+    useCompactedTranscript: assign(({ event }) => (event.type === 'COMPACTED' ? { messages: event.messages } : {})),
+    /** The compactor threw: report it now; CHECK_STOP ends the task `error` with the same text. */
+    recordCompactionFailure: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      if (event.type !== 'COMPACTION_FAILED') return;
+      const message = `compact threw: ${event.message}`;
+      queue({ type: 'report', params: { type: 'error', scope: 'compactor', message, taskId: context.task.id, taskIndex: context.task.index } });
+      queue.assign({ current: { ...context.current, failure: { scope: 'compactor', message } } });
+    }),
+    /** PLAN and WRAP_UP: one model call (without tools for a wrap-up). */
+    callModel: sendTo('model', ({ context }) => ({
+      type: 'model.call',
+      messages: context.messages,
+      turn: context.turn,
+      wrapUp: context.current.wrapUp,
+      callIndex: context.modelCallIndex,
+    })),
+    recordModelResult: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordModelResult(context, event.result, event.at) : {})),
+    /** ACT: the turn's tool calls, with the slots left under `maxToolCalls` and the spend so far. */
+    runTools: sendTo('tools', ({ context }) => {
+      const result = context.current.result;
+      return {
+        type: 'tools.run',
+        turn: context.turn,
+        calls: result?.type === 'response' ? result.toolCalls : [],
+        slots: Math.max(0, context.task.bounds.maxToolCalls - context.toolCalls),
+        spent: {
+          tokens: context.frame.budget.tokensBefore + context.usage.inputTokens + context.usage.outputTokens,
+          costUsd: context.frame.budget.costBefore + context.costUsd,
+        },
+      };
+    }),
+    countStartedTool: assign(({ context }) => ({ current: { ...context.current, toolsStarted: context.current.toolsStarted + 1 } })),
+    /** OBSERVE: append the results ACT answered with (TOOLS_DONE or TOOLS_FAILED), count slots, track repeats. */
+    observeToolResults: assign(({ context, event }) => {
+      if (event.type === 'TOOLS_DONE') return observeToolResults(context, event.results, event.at);
+      if (event.type !== 'TOOLS_FAILED') return {};
+      const observed = observeToolResults(context, event.results, event.at);
+      return { ...observed, current: { ...observed.current!, failure: event.failure } };
+    }),
+    evaluateStop: sendTo('stop', ({ context }) => ({ type: 'stop.evaluate', state: stopState(context) })),
+    /**
+     * CHECK_STOP decided: close the turn and report it. When the loop goes on, the same update marks
+     * where a resume would continue from (one context copy per turn instead of two).
+     */
+    closeTurn: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      if (event.type !== 'STOP_DECIDED') return;
+      const update = finishTurn(context, event.stop, event.at);
+      queue.assign(event.stop === undefined ? { ...update, ...markResumePoint({ ...context, ...update }) } : update);
+      const finished = update.turns?.[update.turns.length - 1];
+      if (finished === undefined) return;
+      queue({ type: 'report', params: { type: 'turn_end', taskId: context.task.id, taskIndex: context.task.index, turn: finished.turn, result: finished } });
+    }),
+    /** WRAP_UP: ask for the best answer so far, without tools; the call is recorded, not counted as a turn. */
+    beginWrapUp: assign(({ context }) => beginWrapUp(context)),
+    recordWrapUp: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordWrapUp(context, event.result, event.at) : {})),
+    stopAtDeadline: assign(({ context }) => ({ stop: deadlineStop(context), toolCalls: toolCallsWhenCut(context) })),
+    stopOnCancel: assign(({ context, event }) => (event.type === 'CANCEL' ? { stop: event.stop, toolCalls: toolCallsWhenCut(context) } : {})),
+    stopOnCheckpointFailure: assign(({ event }) =>
+      event.type === 'CHECKPOINT_FAILED' ? { stop: { reason: 'error', code: 'checkpoint_failed', detail: `checkpoint failed: ${event.message}`, at: event.at } } : {},
+    ),
+    /** A service actor failed (it should answer with data instead): report it, then end the task `error`. */
+    stopOnServiceError: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      const detail = `internal: ${describeError((event as { error?: unknown }).error)}`;
+      queue({ type: 'report', params: { type: 'error', scope: 'internal', message: detail, taskId: context.task.id, taskIndex: context.task.index } });
+      queue.assign({ stop: { reason: 'error', code: 'internal_error', detail, at: context.lastAt } });
+    }),
+    queueSteering: assign(({ context, event }) => (event.type === 'STEER' ? enqueueMessage(context, 'steering', event.message) : {})),
+    queueFollowUp: assign(({ context, event }) => (event.type === 'FOLLOW_UP' ? enqueueMessage(context, 'followUp', event.message) : {})),
+    clearQueue: assign(({ context, event }) => (event.type === 'CLEAR_QUEUE' ? clearMessages(context, event.queue) : {})),
+  },
 });
 
-/** The compactor threw: report it now; the turn's CHECK_STOP ends the task `error` with the same text. */
-const compactorFailed = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
-  if (event.type !== 'COMPACTION_FAILED') return;
-  const message = `compact threw: ${event.message}`;
-  queue({ type: 'report', params: { type: 'error', scope: 'compactor', message, taskId: context.task.id, taskIndex: context.task.index } });
-  queue.assign({ compacting: false, current: { ...context.current, failure: { scope: 'compactor', message } } });
-});
-
-/**
- * CHECK_STOP decided: close the turn and report it. When the loop goes on, the same update marks
- * where a resume would continue from (one context copy per turn instead of two).
- */
-const closeTurn = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
-  if (event.type !== 'STOP_DECIDED') return;
-  const update = finishTurn(context, event.stop, event.at);
-  queue.assign(event.stop === undefined ? { ...update, ...markResumePoint({ ...context, ...update }) } : update);
-  const finished = update.turns?.[update.turns.length - 1];
-  if (finished === undefined) return;
-  queue({ type: 'report', params: { type: 'turn_end', taskId: context.task.id, taskIndex: context.task.index, turn: finished.turn, result: finished } });
-});
-
-/**
- * TURN_INIT: count the turn, deliver queued messages, report it, and ask the compactor to run if
- * it has work — spawning it the first time only (it answers COMPACTED or COMPACTION_FAILED).
- */
-const startTurn = turnSetup.enqueueActions(({ context, check, enqueue: queue }) => {
-  const update = beginTurn(context);
-  const turn = update.turn ?? context.turn;
-  queue({ type: 'report', params: { type: 'turn_start', taskId: context.task.id, taskIndex: context.task.index, turn } });
-  const next = { ...context, ...update };
-  if (resumesPendingTurn(next) || !check({ type: 'needsCompaction', params: { messages: next.messages, turn } })) {
-    queue.assign(update);
-    return;
-  }
-  queue.assign({ ...update, compacting: true, compactorSpawned: true });
-  if (!context.compactorSpawned) queue.spawnChild('compactor', { id: 'compactor', input: serviceInput(context) });
-  queue.sendTo('compactor', { type: 'compactor.compact', messages: next.messages, turn });
-});
+const serviceFailed = { target: '.DONE', actions: 'stopOnServiceError' } as const;
 
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
   context: ({ input }) => initialTurnContext(input),
   // The task's start is reported here, before TURN_INIT reports its first turn: on a resume the
   // workflow enters TASK_EXECUTE in its initial step, and its own entry actions would run after ours.
-  entry: {
-    type: 'report',
-    params: ({ context }) => ({ type: 'task_start', taskId: context.task.id, taskIndex: context.task.index, description: context.task.description }),
-  },
+  entry: 'reportTaskStart',
   invoke: [
-    { id: 'model', src: 'modelCaller', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
-    { id: 'tools', src: 'toolRunner', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
-    { id: 'stop', src: 'innerStopEvaluator', input: ({ context }) => serviceInput(context), onError: { target: '.DONE', actions: stopOnServiceError } },
+    { id: 'model', src: 'modelCaller', input: ({ context }) => serviceInput(context), onError: serviceFailed },
+    { id: 'tools', src: 'toolRunner', input: ({ context }) => serviceInput(context), onError: serviceFailed },
+    { id: 'stop', src: 'innerStopEvaluator', input: ({ context }) => serviceInput(context), onError: serviceFailed },
   ],
   after: {
-    taskDeadline: { target: '.DONE', actions: assign(({ context }) => ({ stop: deadlineStop(context), toolCalls: toolCallsWhenCut(context) })) },
+    taskDeadline: { target: '.DONE', actions: 'stopAtDeadline' },
   },
   on: {
-    STEER: { actions: assign(({ context, event }) => enqueueMessage(context, 'steering', event.message)) },
-    FOLLOW_UP: { actions: assign(({ context, event }) => enqueueMessage(context, 'followUp', event.message)) },
-    CLEAR_QUEUE: { actions: assign(({ context, event }) => clearMessages(context, event.queue)) },
-    CANCEL: { target: '.DONE', actions: assign(({ context, event }) => ({ stop: event.stop, toolCalls: toolCallsWhenCut(context) })) },
-    CHECKPOINT_FAILED: {
-      target: '.DONE',
-      actions: assign(({ event }) => ({ stop: { reason: 'error', code: 'checkpoint_failed', detail: `checkpoint failed: ${event.message}`, at: event.at } })),
-    },
+    STEER: { actions: 'queueSteering' },
+    FOLLOW_UP: { actions: 'queueFollowUp' },
+    CLEAR_QUEUE: { actions: 'clearQueue' },
+    CANCEL: { target: '.DONE', actions: 'stopOnCancel' },
+    CHECKPOINT_FAILED: { target: '.DONE', actions: 'stopOnCheckpointFailure' },
   },
   initial: 'TURN_INIT',
   states: {
     TURN_INIT: {
-      entry: startTurn,
+      entry: 'startTurn',
       always: [
-        { guard: ({ context }) => resumesPendingTurn(context), target: 'ACT' },
-        { guard: ({ context }) => !context.compacting, target: 'PLAN' },
+        { guard: 'resumesPendingTurn', target: 'ACT' },
+        { guard: { type: 'needsCompaction', params: ({ context }) => ({ messages: context.messages, turn: context.turn }) }, target: 'COMPACT' },
+        { target: 'PLAN' },
       ],
+    },
+    COMPACT: {
+      entry: 'requestCompaction',
       on: {
-        COMPACTED: {
-          target: 'PLAN',
-          actions: assign(({ event }) => ({ messages: event.messages, compacting: false })),
-        },
-        COMPACTION_FAILED: { target: 'CHECK_STOP', actions: compactorFailed },
+        COMPACTED: { target: 'PLAN', actions: 'useCompactedTranscript' },
+        COMPACTION_FAILED: { target: 'CHECK_STOP', actions: 'recordCompactionFailure' },
       },
     },
     PLAN: {
-      entry: sendTo('model', ({ context }) => ({
-        type: 'model.call',
-        messages: context.messages,
-        turn: context.turn,
-        wrapUp: context.current.wrapUp,
-        callIndex: context.modelCallIndex,
-      })),
+      entry: 'callModel',
       on: {
         MODEL_DONE: [
-          { guard: ({ context }) => context.current.wrapUp, target: 'DONE', actions: assign(({ context, event }) => recordWrapUp(context, event.result, event.at)) },
-          { guard: ({ event }) => hasToolCalls(event.result), target: 'ACT', actions: assign(({ context, event }) => recordModelResult(context, event.result, event.at)) },
-          { target: 'CHECK_STOP', actions: assign(({ context, event }) => recordModelResult(context, event.result, event.at)) },
+          { guard: 'hasToolCalls', target: 'ACT', actions: 'recordModelResult' },
+          { target: 'CHECK_STOP', actions: 'recordModelResult' },
         ],
       },
     },
     ACT: {
-      entry: sendTo('tools', ({ context }) => {
-        const result = context.current.result;
-        return {
-          type: 'tools.run',
-          turn: context.turn,
-          calls: result?.type === 'response' ? result.toolCalls : [],
-          slots: Math.max(0, context.task.bounds.maxToolCalls - context.toolCalls),
-          spent: {
-            tokens: context.frame.budget.tokensBefore + context.usage.inputTokens + context.usage.outputTokens,
-            costUsd: context.frame.budget.costBefore + context.costUsd,
-          },
-        };
-      }),
+      entry: 'runTools',
       on: {
-        TOOL_STARTED: { actions: assign(({ context }) => ({ current: { ...context.current, toolsStarted: context.current.toolsStarted + 1 } })) },
-        TOOLS_DONE: { target: 'OBSERVE', actions: assign(({ context, event }) => observeToolResults(context, event.results, event.at)) },
-        TOOLS_FAILED: {
-          target: 'OBSERVE',
-          actions: assign(({ context, event }) => {
-            const observed = observeToolResults(context, event.results, event.at);
-            return { ...observed, current: { ...observed.current!, failure: event.failure } };
-          }),
-        },
+        TOOL_STARTED: { actions: 'countStartedTool' },
+        TOOLS_DONE: { target: 'OBSERVE' },
+        TOOLS_FAILED: { target: 'OBSERVE' },
       },
     },
     OBSERVE: {
+      entry: 'observeToolResults',
       always: 'CHECK_STOP',
     },
     CHECK_STOP: {
-      entry: sendTo('stop', ({ context }) => ({ type: 'stop.evaluate', state: stopState(context) })),
+      entry: 'evaluateStop',
       on: {
         STOP_DECIDED: [
-          {
-            guard: ({ context, event }) =>
-              event.stop !== undefined && context.frame.settings.wrapUpOnBound && WRAP_UP_REASONS.has(event.stop.reason),
-            target: 'PLAN',
-            actions: [closeTurn, assign(({ context }) => beginWrapUp(context))],
-          },
-          {
-            guard: ({ event }) => event.stop !== undefined,
-            target: 'DONE',
-            actions: closeTurn,
-          },
-          {
-            target: 'NEXT_TURN',
-            actions: closeTurn,
-          },
+          { guard: 'wrapUpDue', target: 'WRAP_UP', actions: 'closeTurn' },
+          { guard: 'stopDecided', target: 'DONE', actions: 'closeTurn' },
+          { target: 'NEXT_TURN', actions: 'closeTurn' },
         ],
       },
     },
@@ -266,6 +284,12 @@ export const turnMachine = turnSetup.createMachine({
         params: ({ context }) => ({ runId: context.runId, task: context.task, point: context.resumePoint }),
       },
       always: 'TURN_INIT',
+    },
+    WRAP_UP: {
+      entry: ['beginWrapUp', 'callModel'],
+      on: {
+        MODEL_DONE: { target: 'DONE', actions: 'recordWrapUp' },
+      },
     },
     DONE: {
       type: 'final',
@@ -277,6 +301,5 @@ export const turnMachine = turnSetup.createMachine({
 function serviceInput(context: TurnContext): TurnServiceInput {
   return { runId: context.runId, taskId: context.task.id, taskIndex: context.task.index };
 }
-
 
 export type TurnMachine = typeof turnMachine;

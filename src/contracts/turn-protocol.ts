@@ -140,9 +140,7 @@ export interface TurnContext {
   readonly resumePoint: TaskResumePoint;
   readonly stop: StopCondition | undefined;
   readonly wrapUp: TurnResult | undefined;
-  /** The compactor is running (TURN_INIT waits for it). */
-  readonly compacting: boolean;
-  /** The compactor actor exists: spawned the first time it had work, kept for the rest of the task. */
+  /** The compactor actor exists: spawned the first time COMPACT was entered, kept for the rest of the task. */
   readonly compactorSpawned: boolean;
 }
 

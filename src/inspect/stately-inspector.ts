@@ -46,7 +46,7 @@ export async function createStatelyInspector(options: StatelyInspectorOptions = 
     const inspector = createInspector({ start: () => sender.start(), send: (event) => sender.send(event) });
     inspector.start();
     return {
-      inspect: inspector.inspect as InspectObserver,
+      inspect: withMicrosteps(inspector.inspect),
       mode: 'websocket',
       url: options.url,
       close: async (timeoutMs) => {
@@ -65,13 +65,31 @@ export async function createStatelyInspector(options: StatelyInspectorOptions = 
   const inspector = createInspector({ send: (event) => bridge.send(event) });
   inspector.start();
   return {
-    inspect: inspector.inspect as InspectObserver,
+    inspect: withMicrosteps(inspector.inspect),
     mode: 'page',
     url: bridge.url,
     close: async () => {
       await afterPendingInspection();
       await bridge.close();
     },
+  };
+}
+
+/**
+ * The library sends a machine's snapshot once per step (`@xstate.snapshot`, where the machine
+ * rests) and drops XState's `@xstate.microstep` events, so the states a machine passes through
+ * within a step (OBSERVE, NEXT_TURN, INIT) would never show. Each microstep is handed on as a
+ * snapshot: the inspector sees every state the run entered, in order (the last one of a step twice).
+ */
+function withMicrosteps(inspect: { next?: (event: never) => void }): InspectObserver {
+  const next = inspect.next!.bind(inspect);
+  return (event: unknown) => {
+    const inspected = event as { readonly type?: unknown; readonly actorRef?: unknown; readonly rootId?: unknown; readonly snapshot?: unknown; readonly event?: unknown };
+    next(
+      (inspected.type === '@xstate.microstep'
+        ? { type: '@xstate.snapshot', actorRef: inspected.actorRef, rootId: inspected.rootId, snapshot: inspected.snapshot, event: inspected.event }
+        : event) as never,
+    );
   };
 }
 

@@ -36,7 +36,6 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     resumePoint: { progress, queues: input.queues, delivered: [], modelCallIndex: input.modelCallIndex },
     stop: undefined,
     wrapUp: undefined,
-    compacting: false,
     compactorSpawned: false,
   };
 }

@@ -13,12 +13,14 @@ interface StateNodeView {
   readonly transitions: ReadonlyMap<string, readonly TransitionView[]>;
   readonly always: readonly TransitionView[] | undefined;
   readonly invoke: readonly { readonly id: string; readonly src: unknown }[];
+  readonly entry: readonly unknown[];
 }
 
 interface TransitionView {
   readonly eventType: string;
   readonly target: readonly StateNodeView[] | undefined;
   readonly guard: unknown;
+  readonly actions: readonly unknown[];
 }
 
 /**
@@ -30,7 +32,7 @@ interface TransitionView {
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const root = machine.root as unknown as StateNodeView;
   const nodes: GraphNode[] = [];
-  const edges = new Map<string, { source: string; target: string; labels: string[] }>();
+  const edges = new Map<string, { source: string; target: string; labels: string[]; actions: string[][] }>();
   const visit = (node: StateNodeView, parent: StateNodeView | undefined) => {
     const path = node.path.join('.');
     if (parent !== undefined) {
@@ -41,6 +43,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
         type: node.type,
         initial: parent.initial?.target.includes(node) ?? false,
         invokes: invokedActors(node),
+        entry: actionNames(node.entry),
       });
     }
     const transitions = [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
@@ -48,16 +51,21 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
       for (const target of transition.target ?? []) {
         const targetPath = target.path.join('.');
         const id = `${path}→${targetPath}`;
-        const edge = edges.get(id) ?? { source: path, target: targetPath, labels: [] };
+        const edge = edges.get(id) ?? { source: path, target: targetPath, labels: [], actions: [] };
         const label = transitionLabel(transition);
-        if (!edge.labels.includes(label)) edge.labels.push(label);
+        const actions = actionNames(transition.actions);
+        const same = edge.labels.findIndex((known, index) => known === label && edge.actions[index]!.join() === actions.join());
+        if (same === -1) {
+          edge.labels.push(label);
+          edge.actions.push(actions);
+        }
         edges.set(id, edge);
       }
     }
     for (const child of Object.values(node.states)) visit(child, node);
   };
   visit(root, undefined);
-  return { id: root.key, invokes: invokedActors(root), nodes, edges: [...edges.values()] };
+  return { id: root.key, invokes: invokedActors(root), entry: actionNames(root.entry), nodes, edges: [...edges.values()] };
 }
 
 function invokedActors(node: StateNodeView): InvokedActor[] {
@@ -69,9 +77,26 @@ export function kernelMachineGraphs(): MachineGraphs {
   return { workflow: machineGraph(workflowMachine), turn: machineGraph(turnMachine) };
 }
 
-/** What a reader needs from a transition: its event, in words, and whether a guard decides it. */
+/** What a reader needs to tell a transition apart: its event, in words, and the guard that decides it. */
 export function transitionLabel(transition: Pick<TransitionView, 'eventType' | 'guard'>): string {
   return `${eventLabel(transition.eventType)}${guardLabel(transition.guard)}`;
+}
+
+/**
+ * The names of actions as a definition lists them: a named action by its name, an inline one as
+ * `inline <kind>`. XState's own bookkeeping (the timers of delayed transitions) is left out.
+ */
+export function actionNames(actions: readonly unknown[]): string[] {
+  const names: string[] = [];
+  for (const action of actions) {
+    if (typeof action === 'string') names.push(action);
+    else if (typeof action === 'function') {
+      const { type, id } = action as { type?: unknown; id?: unknown };
+      if (typeof id === 'string' && id.startsWith('xstate.after.')) continue;
+      names.push(`inline ${typeof type === 'string' ? type.replace(/^xstate\./, '') : 'function'}`);
+    } else if (typeof action === 'object' && action !== null && typeof (action as { type?: unknown }).type === 'string') names.push((action as { type: string }).type);
+  }
+  return names;
 }
 
 function eventLabel(eventType: string): string {

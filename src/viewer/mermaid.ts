@@ -1,12 +1,13 @@
 import { FailureError } from '../errors.js';
-import type { GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
+import type { GraphEdge, GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
 
 const INDENT = '    ';
 
 /**
  * A machine as a Mermaid `stateDiagram-v2`, from its graph (src/viewer/machine-graph.ts). States
- * are named by their keys (the machines' keys are unique, which this checks); one arrow per
- * transition label; transitions declared on the root become a note: they apply from any state.
+ * are named by their keys (the machines' keys are unique, which this checks) and described by
+ * their entry actions; one arrow per transition label; transitions declared on the root become a
+ * note: they apply from any state.
  */
 export function toMermaid(graph: MachineGraph): string {
   const keys = new Map<string, string>();
@@ -23,6 +24,7 @@ export function toMermaid(graph: MachineGraph): string {
     const pad = INDENT.repeat(depth);
     const children = graph.nodes.filter((node) => node.parent === parent);
     for (const node of children.filter((child) => child.initial)) lines.push(`${pad}[*] --> ${node.key}`);
+    for (const node of children.filter((child) => child.entry.length > 0)) lines.push(`${pad}${node.key} : entry / ${node.entry.join(', ')}`);
     for (const node of children.filter((child) => child.type === 'compound' || child.type === 'parallel')) {
       lines.push(`${pad}state ${node.key} {`);
       block(node.path, depth + 1);
@@ -33,7 +35,7 @@ export function toMermaid(graph: MachineGraph): string {
       if (edge.source === '') continue;
       const home = parentOf(edge.source) === parentOf(edge.target) ? parentOf(edge.source) : undefined;
       if (home !== parent) continue;
-      for (const label of edge.labels) lines.push(`${pad}${keyOf(edge.source)} --> ${keyOf(edge.target)} : ${label}`);
+      for (const label of spelledOut(edge)) lines.push(`${pad}${keyOf(edge.source)} --> ${keyOf(edge.target)} : ${label}`);
     }
     for (const node of children.filter((child) => child.type === 'final')) lines.push(`${pad}${node.key} --> [*]`);
   };
@@ -42,7 +44,7 @@ export function toMermaid(graph: MachineGraph): string {
   for (const edge of graph.edges.filter((candidate) => candidate.source === '')) {
     lines.push(`${INDENT}note left of ${keyOf(edge.target)}`);
     lines.push(`${INDENT}${INDENT}from any state:`);
-    for (const label of edge.labels) lines.push(`${INDENT}${INDENT}${label}`);
+    for (const label of spelledOut(edge)) lines.push(`${INDENT}${INDENT}${label}`);
     lines.push(`${INDENT}end note`);
   }
   return lines.join('\n');
@@ -53,15 +55,15 @@ export function diagramsMarkdown(graphs: MachineGraphs): string {
   const section = (title: string, source: string, graph: MachineGraph) => [
     `## ${title}`,
     '',
-    `From \`${source}\` (machine id \`${graph.id}\`).${graph.invokes.length === 0 ? '' : ` The machine itself invokes ${graph.invokes.map(actorText).join(', ')}: they live as long as it does.`}`,
+    `From \`${source}\` (machine id \`${graph.id}\`).${graph.entry.length === 0 ? '' : ` On start it runs ${graph.entry.map((name) => `\`${name}\``).join(', ')}.`}${graph.invokes.length === 0 ? '' : ` The machine itself invokes ${graph.invokes.map(actorText).join(', ')}: they live as long as it does.`}`,
     '',
     '```mermaid',
     toMermaid(graph),
     '```',
     '',
-    '| state | type | invokes |',
-    '|---|---|---|',
-    ...graph.nodes.map((node) => `| \`${node.path}\` | ${stateType(node)} | ${node.invokes.map(actorText).join(', ')} |`),
+    '| state | type | on entry | invokes |',
+    '|---|---|---|---|',
+    ...graph.nodes.map((node) => `| \`${node.path}\` | ${stateType(node)} | ${node.entry.map((name) => `\`${name}\``).join(', ')} | ${node.invokes.map(actorText).join(', ')} |`),
     '',
   ];
   return [
@@ -72,14 +74,25 @@ export function diagramsMarkdown(graphs: MachineGraphs): string {
     '',
     'Both diagrams are drawn from the definitions in `machines/` (their states and targeted',
     'transitions; transitions that only run actions, like `STEER`, change no state and are left out).',
-    'A label names the event: `X done` / `X error` are the invoked or spawned actor `X` answering or',
-    'failing, `after X` a delayed transition, `always` an eventless one; `(guarded)` marks a transition',
-    'a guard decides, `(name)` a named guard. Notes list the transitions declared on the machine itself:',
-    'they apply from any state. The local viewer (`dualloop view`, docs/viewer.md) draws the same graphs.',
+    'A label reads `event (guard) / actions`: `X done` / `X error` are the invoked actor `X` answering or',
+    'failing, `after X` a delayed transition, `always` an eventless one; `(name)` is the named guard that',
+    'decides the transition (`(guarded)` an inline one), and the names after `/` the actions it runs, in',
+    'order. A state\'s `entry /` line lists what it does when entered. Every guard and action is named in',
+    'the machine\'s `setup()`, so these names are the spec. Notes list the transitions declared on the',
+    'machine itself: they apply from any state. The local viewer (`dualloop view`, docs/viewer.md) draws',
+    'the same graphs, with the events and guards (the actions are left out there to keep it legible).',
     '',
     ...section('Outer loop: the workflow machine', 'machines/workflow.machine.ts', graphs.workflow),
     ...section('Inner loop: the turn machine', 'machines/turn.machine.ts', graphs.turn),
   ].join('\n');
+}
+
+/** An edge's transitions as `event (guard) / action, action`. */
+function spelledOut(edge: GraphEdge): string[] {
+  return edge.labels.map((label, index) => {
+    const actions = edge.actions[index] ?? [];
+    return actions.length === 0 ? label : `${label} / ${actions.join(', ')}`;
+  });
 }
 
 function actorText(actor: InvokedActor): string {

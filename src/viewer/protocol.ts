@@ -20,6 +20,8 @@ export interface GraphNode {
   readonly initial: boolean;
   /** The actors the state invokes while it is active. */
   readonly invokes: readonly InvokedActor[];
+  /** The actions the state runs when it is entered, by name. */
+  readonly entry: readonly string[];
 }
 
 /** An invoked actor: its id (events name it: `task done`) and the logic it runs. */
@@ -28,12 +30,15 @@ export interface InvokedActor {
   readonly src: string;
 }
 
-/** Every transition between the same two states, merged: one line per event. */
+/** Every transition between the same two states, merged: one label per transition. */
 export interface GraphEdge {
   /** Source path; `''` is the machine's root: the transition applies from any state. */
   readonly source: string;
   readonly target: string;
+  /** What the viewer draws: the event and the guard (`MODEL_DONE (hasToolCalls)`). */
   readonly labels: readonly string[];
+  /** The actions each transition runs, by name: `actions[i]` belongs to `labels[i]` (docs/diagrams.md shows them). */
+  readonly actions: readonly (readonly string[])[];
 }
 
 /** A machine drawn from its definition (src/viewer/machine-graph.ts). */
@@ -41,6 +46,8 @@ export interface MachineGraph {
   readonly id: string;
   /** Actors the machine itself invokes: they live as long as it does. */
   readonly invokes: readonly InvokedActor[];
+  /** The actions the machine runs when it starts, by name. */
+  readonly entry: readonly string[];
   readonly nodes: readonly GraphNode[];
   /** Targeted transitions between states; root-level ones have `source: ''`. */
   readonly edges: readonly GraphEdge[];

@@ -1,13 +1,14 @@
-import type { ModelResult, StopCondition, StopReason, TaskResult, ToolResult } from 'dualloop';
+import type { StopCondition, StopReason, TaskResult } from 'dualloop';
 import type { TurnInput, TurnOutput } from '../../src/contracts/turn-protocol.js';
 import { freshProgress } from '../../src/strategies/react.js';
 
-export const BOUNDS = { maxTurns: 3, maxToolCalls: 3, maxRuntimeMs: 1_000 };
+/** Small bounds, so that a walk reaches each of them; a normal turn spends 2 tokens. */
+export const TURN_BOUNDS = { maxTurns: 3, maxToolCalls: 3, maxRuntimeMs: 1_000, maxTokens: 7 };
 
 export function turnInput(wrapUpOnBound = true): TurnInput {
   return {
     runId: 'run',
-    task: { id: 'task', index: 0, description: 'do it', bounds: BOUNDS },
+    task: { id: 'task', index: 0, description: 'do it', bounds: TURN_BOUNDS },
     settings: { wrapUpOnBound, steeringMode: 'one-at-a-time', followUpMode: 'one-at-a-time' },
     budget: { tokensBefore: 0, costBefore: 0 },
     progress: freshProgress([{ role: 'user', content: 'do it' }]),
@@ -18,28 +19,6 @@ export function turnInput(wrapUpOnBound = true): TurnInput {
 }
 
 export const stop = (reason: StopReason): StopCondition => (reason === 'error' ? { reason, code: 'internal_error', detail: reason, at: 1 } : { reason, detail: reason, at: 1 });
-
-export const textAnswer: ModelResult = { type: 'response', text: 'answer', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0, finishReason: 'stop' };
-export const toolAnswer: ModelResult = {
-  type: 'response',
-  text: '',
-  toolCalls: [{ id: 'c1', name: 'step', args: {} }],
-  usage: { inputTokens: 1, outputTokens: 1 },
-  costUsd: 0,
-  finishReason: 'tool_calls',
-};
-export const modelFailure: ModelResult = { type: 'failure', code: 'server_error', message: 'boom' };
-export const toolResult: ToolResult = {
-  toolCallId: 'c1',
-  name: 'step',
-  args: {},
-  result: 'ok',
-  content: 'ok',
-  isError: false,
-  terminate: false,
-  executed: true,
-  usedSlot: true,
-};
 
 export function taskOutput(reason: StopReason): TurnOutput {
   const result: TaskResult = {

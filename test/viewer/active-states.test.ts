@@ -75,6 +75,27 @@ describe('active states from events', () => {
     expect(seen).toEqual(['model', 'tool', 'model', 'outer', 'model', 'tool', 'model']);
   });
 
+  it('shows the wrap-up call as WRAP_UP, as the turn machine is, and DONE after it', async () => {
+    const pauses = pausePoints();
+    const store = memoryStore();
+    const slow = defineTool({ name: 'slow', description: 'Answers at once.', parameters: z.object({ id: z.string() }), execute: async () => 'ok' });
+    const kernel = createKernel({ model: pausingModel(pauses, [toolCall('a'), answer('best so far')]), tools: [slow], store, wrapUpOnBound: true, bounds: { inner: { maxTurns: 1 } } });
+    const run = kernel.start(['one turn only'], { runId: 'states-wrap-up' });
+    const turnStates: string[] = [];
+    const finished = run.result.then(() => 'finished');
+    while ((await Promise.race([pauses.next(), finished])) !== 'finished') {
+      const child = run.actor.getSnapshot().children.task?.getSnapshot();
+      const events = await store.readEvents('states-wrap-up');
+      expect(activeStatesAt(events, events.length).turn).toBe(statePath(child!.value));
+      turnStates.push(statePath(child!.value));
+      pauses.release();
+    }
+    expect(turnStates).toEqual(['PLAN', 'WRAP_UP']);
+    const events = await store.readEvents('states-wrap-up');
+    expect(activeStatesAt(events, events.findLastIndex((event) => event.type === 'message_end') + 1).turn).toBe('DONE');
+    expect((await run.result).tasks[0]!.wrapUp?.assistantText).toBe('best so far');
+  });
+
   it('moves back when fewer events are applied (replay)', async () => {
     const pauses = pausePoints();
     const store = memoryStore();

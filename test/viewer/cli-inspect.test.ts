@@ -46,7 +46,7 @@ describe('dualloop run --inspect', () => {
     expect(tasks).toHaveLength(2);
     const values = (sessionId: string) => messages.filter((message) => message.type === '@xstate.snapshot' && message.sessionId === sessionId).map((message) => statePath(message.snapshot.value));
     expect(values(workflow.sessionId)).toEqual(expect.arrayContaining(['TASK_SELECT.GATE', 'TASK_EXECUTE', 'CHECKPOINT', 'NEXT_TASK', 'DONE']));
-    expect(values(tasks[0].sessionId)).toEqual(expect.arrayContaining(['PLAN', 'ACT', 'CHECK_STOP', 'DONE']));
+    expect(values(tasks[0].sessionId)).toEqual(expect.arrayContaining(['PLAN', 'ACT', 'OBSERVE', 'CHECK_STOP', 'DONE']));
   });
 
   it('--inspect serves a loopback page embedding the hosted inspector, fed with the run’s events, until Ctrl-C', async () => {

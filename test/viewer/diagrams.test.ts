@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createMachine } from 'xstate';
+import { assign, createMachine } from 'xstate';
 import { getStateNodes, toDirectedGraph } from 'xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { turnMachine } from '../../machines/turn.machine.js';
@@ -38,16 +38,45 @@ describe('machineGraph', () => {
 
   it('keeps eventless transitions, which xstate/graph leaves out', () => {
     const graph = machineGraph(turnMachine);
-    expect(graph.edges).toContainEqual({ source: 'OBSERVE', target: 'CHECK_STOP', labels: ['always'] });
-    expect(graph.edges).toContainEqual({ source: 'NEXT_TURN', target: 'TURN_INIT', labels: ['always'] });
+    expect(graph.edges).toContainEqual({ source: 'OBSERVE', target: 'CHECK_STOP', labels: ['always'], actions: [[]] });
+    expect(graph.edges).toContainEqual({ source: 'NEXT_TURN', target: 'TURN_INIT', labels: ['always'], actions: [[]] });
   });
 
-  it('names transitions by event, actor answers by actor id, and marks guards', () => {
-    const { workflow } = kernelMachineGraphs();
-    expect(workflow.edges).toContainEqual({ source: 'TASK_EXECUTE', target: 'CHECKPOINT', labels: ['task done'] });
-    expect(workflow.edges).toContainEqual({ source: 'TASK_SELECT.GATE', target: 'DONE', labels: ['policyGate done', 'policyGate error'] });
-    expect(workflow.edges).toContainEqual({ source: '', target: 'DONE', labels: ['ABORT (idle)', 'after sessionDeadline (idle)'] });
+  it('names transitions by event, actor answers by actor id, guards and actions by name', () => {
+    const { workflow, turn } = kernelMachineGraphs();
+    expect(workflow.edges).toContainEqual({ source: 'TASK_EXECUTE', target: 'CHECKPOINT', labels: ['task done'], actions: [['recordTask', 'reportTaskEnd']] });
+    expect(workflow.edges).toContainEqual({
+      source: 'TASK_SELECT.GATE',
+      target: 'DONE',
+      labels: ['policyGate done', 'policyGate error'],
+      actions: [['stopOnGateRefusal'], ['stopOnActorError']],
+    });
+    expect(workflow.edges).toContainEqual({ source: '', target: 'DONE', labels: ['ABORT (idle)', 'after sessionDeadline (idle)'], actions: [['stopOnAbort'], ['stopAtSessionDeadline']] });
     expect(workflow.nodes.find((node) => node.path === 'TASK_EXECUTE')?.invokes).toEqual([{ id: 'task', src: 'taskLoop' }]);
+    expect(turn.nodes.find((node) => node.path === 'OBSERVE')?.entry).toEqual(['observeToolResults']);
+    expect(turn.edges).toContainEqual({ source: 'TURN_INIT', target: 'COMPACT', labels: ['always (needsCompaction)'], actions: [[]] });
+    expect(turn.edges).toContainEqual({ source: 'CHECK_STOP', target: 'WRAP_UP', labels: ['STOP_DECIDED (wrapUpDue)'], actions: [['closeTurn']] });
+  });
+
+  it('writes each transition as `event (guard) / actions` in the Mermaid chart, and each state’s entry actions', () => {
+    const chart = toMermaid(machineGraph(turnMachine));
+    expect(chart).toContain('PLAN --> ACT : MODEL_DONE (hasToolCalls) / recordModelResult');
+    expect(chart).toContain('ACT --> OBSERVE : TOOLS_DONE');
+    expect(chart).toContain('OBSERVE : entry / observeToolResults');
+    expect(chart).toContain('WRAP_UP : entry / beginWrapUp, callModel');
+    expect(chart).toContain('        CANCEL / stopOnCancel');
+  });
+
+  it('shows inline guards and actions as such, and leaves out the timers of delayed transitions', () => {
+    const machine = createMachine({
+      id: 'm',
+      initial: 'A',
+      states: { A: { after: { 10: 'B' }, on: { GO: { guard: () => true, target: 'B', actions: assign({}) } } }, B: { entry: 'named', type: 'final' } },
+    });
+    const graph = machineGraph(machine);
+    expect(graph.edges).toContainEqual({ source: 'A', target: 'B', labels: ['GO (guarded)', 'after 10'], actions: [['inline assign'], []] });
+    expect(graph.nodes.find((node) => node.path === 'A')?.entry).toEqual([]);
+    expect(graph.nodes.find((node) => node.path === 'B')?.entry).toEqual(['named']);
   });
 
   it('changes the diagram when a machine changes', () => {

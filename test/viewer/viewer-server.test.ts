@@ -44,7 +44,7 @@ describe('startViewer', () => {
     viewer = await startViewer({ store });
     const machines = (await (await fetch(`${origin(viewer)}/api/machines`)).json()) as any;
     expect(machines.workflow.nodes.map((node: any) => node.path)).toEqual(['INIT', 'TASK_SELECT', 'TASK_SELECT.PICK', 'TASK_SELECT.GATE', 'TASK_EXECUTE', 'CHECKPOINT', 'NEXT_TASK', 'DONE']);
-    expect(machines.turn.nodes.map((node: any) => node.key)).toEqual(['TURN_INIT', 'PLAN', 'ACT', 'OBSERVE', 'CHECK_STOP', 'NEXT_TURN', 'DONE']);
+    expect(machines.turn.nodes.map((node: any) => node.key)).toEqual(['TURN_INIT', 'COMPACT', 'PLAN', 'ACT', 'OBSERVE', 'CHECK_STOP', 'NEXT_TURN', 'WRAP_UP', 'DONE']);
     const runs = (await (await fetch(`${origin(viewer)}/api/runs`)).json()) as any;
     expect(runs.runs.map((run: any) => run.runId)).toEqual(['done-run']);
     expect(runs.selected).toBe('done-run');

@@ -8,25 +8,24 @@ import type { KernelEvent } from '../../contracts/events.js';
 export interface ActiveStates {
   readonly workflow: string;
   readonly turn: string | undefined;
-  /** Whether the model call in flight is a wrap-up call (it ends the task instead of a turn). */
-  readonly wrapUp: boolean;
 }
 
-export const INITIAL_STATES: ActiveStates = { workflow: 'INIT', turn: undefined, wrapUp: false };
+export const INITIAL_STATES: ActiveStates = { workflow: 'INIT', turn: undefined };
 
 /**
  * Folds one event into the machines' states. Pure; the same fold serves a live run, a run tailed
  * from a store in another process and a replay (ADR/0081). Every state the kernel can wait in
  * has an event that enters it: `task_start` (TASK_EXECUTE, from its entry action),
- * `message_start` (PLAN, the model call), the tool events (ACT), the gate's `policy_decision`
+ * `message_start` (PLAN, or WRAP_UP for the wrap-up call), the tool events (ACT), the gate's `policy_decision`
  * (TASK_SELECT.GATE), `task_end` (CHECKPOINT) and the task `checkpoint_saved` (NEXT_TASK);
  * test/viewer/active-states.test.ts checks the fold against the actors' snapshots at those waits.
- * States the machines pass through without an event (INIT, OBSERVE) are not shown.
+ * States the machines pass through within one step (INIT, OBSERVE, NEXT_TURN) are not shown, nor
+ * COMPACT, which no event marks: a run compacting shows TURN_INIT (docs/viewer.md).
  */
 export function reduceActiveStates(states: ActiveStates, event: KernelEvent): ActiveStates {
   switch (event.type) {
     case 'workflow_start':
-      return { workflow: 'TASK_SELECT.PICK', turn: undefined, wrapUp: false };
+      return { workflow: 'TASK_SELECT.PICK', turn: undefined };
     case 'strategy_selected':
     case 'plan_created':
     case 'plan_revised':
@@ -34,11 +33,11 @@ export function reduceActiveStates(states: ActiveStates, event: KernelEvent): Ac
     case 'policy_decision':
       return event.subject === 'task' ? { ...states, workflow: 'TASK_SELECT.GATE' } : { ...states, turn: 'ACT' };
     case 'task_start':
-      return { workflow: 'TASK_EXECUTE', turn: 'TURN_INIT', wrapUp: false };
+      return { workflow: 'TASK_EXECUTE', turn: 'TURN_INIT' };
     case 'turn_start':
       return { ...states, turn: 'TURN_INIT' };
     case 'message_start':
-      return { ...states, turn: 'PLAN', wrapUp: event.wrapUp };
+      return { ...states, turn: event.wrapUp ? 'WRAP_UP' : 'PLAN' };
     case 'message_end':
       return { ...states, turn: afterModelCall(states, event) };
     case 'tool_execution_start':
@@ -59,7 +58,7 @@ export function reduceActiveStates(states: ActiveStates, event: KernelEvent): Ac
 }
 
 function afterModelCall(states: ActiveStates, event: Extract<KernelEvent, { type: 'message_end' }>): string {
-  if (event.finishReason === 'canceled' || states.wrapUp) return 'DONE';
+  if (event.finishReason === 'canceled' || states.turn === 'WRAP_UP') return 'DONE';
   if (event.finishReason !== 'error' && event.toolCalls.length > 0) return 'ACT';
   return 'CHECK_STOP';
 }
