@@ -5,11 +5,14 @@
  * object keys, at any depth — and the value under a secret-looking key whatever it is.
  *
  * Contract: `value()` never throws and never mutates its input. It returns the input itself when
- * nothing needed changing, else a copy, and remembers both: an object that passed once (an event
- * the sink cleaned, then appended to the store) is not walked again. Objects handed to the
- * boundary must not be mutated afterwards (the kernel's state is immutable).
+ * nothing needed changing, else a copy, and remembers the objects it was handed (not what they
+ * hold): an object that passed once (an event the sink cleaned, then appended to the store) is
+ * not walked again. Objects handed to the boundary must not be mutated afterwards (the kernel's
+ * state is immutable). Only those roots are remembered, and a clean one only as clean: the
+ * memory is weak, but every entry of a live object costs heap and GC work (issue 16 measured
+ * the per-object memo at ~8 KiB per run in flight and ~15 % of a turn's CPU).
  */
-import { partialToken, REDACTED, SECRET_KEY, TOKEN_SOURCES } from './secret-patterns.js';
+import { partialToken, REDACTED, SECRET_KEY, SHORTEST_TOKEN, TOKEN_SOURCES } from './secret-patterns.js';
 
 /** Deeper structures than this are replaced whole: a redactor must not overflow its stack. */
 export const MAX_REDACTION_DEPTH = 64;
@@ -30,16 +33,22 @@ export class Redactor {
   readonly maxHold: number;
   /** Characters that occur in a configured value before its last: only a text ending in one can end in a prefix of it. */
   private readonly prefixChars: Set<string>;
+  /** No configured value or token is shorter: a shorter string is clean without a search. */
+  private readonly shortest: number;
+  /** Object keys seen so far (a run uses few): each key's clean form and whether it names a secret. */
+  private readonly keys = new Map<string, { readonly clean: string; readonly secret: boolean }>();
 
   constructor(private readonly values: readonly string[]) {
     this.maxHold = Math.max(MAX_HELD_TOKEN, ...values.map((value) => value.length));
     this.prefixChars = new Set(values.flatMap((value) => [...value.slice(0, -1)]));
     const literals = [...new Set(values)].sort((left, right) => right.length - left.length).map(escapeRegExp);
     this.pattern = new RegExp([...literals, ...TOKEN_SOURCES].join('|'), 'g');
+    this.shortest = Math.min(SHORTEST_TOKEN, ...values.map((value) => value.length));
   }
 
   /** The text with every configured value and key-shaped token replaced. */
   text(value: string): string {
+    if (value.length < this.shortest) return value;
     this.pattern.lastIndex = 0;
     if (!this.pattern.test(value)) return value;
     this.pattern.lastIndex = 0;
@@ -117,9 +126,20 @@ export class Redactor {
     } finally {
       path.delete(value);
     }
-    this.seen.set(value, result);
-    if (typeof result === 'object' && result !== null) this.clean.add(result);
+    // A clean object is remembered once (in `clean`); only a replaced one needs its copy kept.
+    if (depth === 0) {
+      if (result !== value) this.seen.set(value, result);
+      if (typeof result === 'object' && result !== null) this.clean.add(result);
+    }
     return result;
+  }
+
+  private key(key: string): { readonly clean: string; readonly secret: boolean } {
+    const known = this.keys.get(key);
+    if (known !== undefined) return known;
+    const fresh = { clean: this.text(key), secret: SECRET_KEY.test(key) };
+    if (this.keys.size < MAX_REMEMBERED_KEYS) this.keys.set(key, fresh);
+    return fresh;
   }
 
   private walkObject(value: object, depth: number, path: Set<object>): unknown {
@@ -146,8 +166,9 @@ export class Redactor {
     const keys = Object.keys(value);
     for (const key of keys) {
       const item: unknown = (value as Record<string, unknown>)[key];
-      const cleanKey = this.text(key);
-      const next = SECRET_KEY.test(key) && item !== undefined && item !== null && item !== '' ? REDACTED : this.walk(item, depth + 1, path);
+      const known = this.key(key);
+      const cleanKey = known.clean;
+      const next = known.secret && item !== undefined && item !== null && item !== '' ? REDACTED : this.walk(item, depth + 1, path);
       if (next !== item || cleanKey !== key) {
         copy ??= Object.fromEntries(keys.map((name) => [name, (value as Record<string, unknown>)[name]]));
         if (cleanKey !== key) delete copy[key];
@@ -157,6 +178,9 @@ export class Redactor {
     return copy ?? value;
   }
 }
+
+/** Keys remembered at most: a hostile result with ever new keys must not grow the redactor. */
+const MAX_REMEMBERED_KEYS = 4_096;
 
 /** Values a store writes as they are, or cannot hold text: not walked. */
 function isOpaque(value: object): boolean {

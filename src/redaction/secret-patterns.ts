@@ -24,6 +24,13 @@ export const TOKEN_SOURCES: readonly string[] = [
   String.raw`\bAIza[0-9A-Za-z_-]{30,}`,
 ];
 
+/**
+ * The shortest text any of TOKEN_SOURCES matches (`sk-` and 8 characters; the others need 15 or
+ * more): the redactor does not search a shorter string. test/security/secret-patterns.test.ts
+ * checks it against every pattern.
+ */
+export const SHORTEST_TOKEN = 11;
+
 /** Each token's literal heads and the characters of its body (what may follow a head). */
 const SHAPES: readonly { readonly heads: readonly string[]; readonly body: RegExp }[] = [
   { heads: ['sk-', 'sk_'], body: /[A-Za-z0-9_*-]/ },
