@@ -69,6 +69,7 @@ export interface CompactRequest {
 /** The compactor's answers (it is spawned, not invoked, so they are declared here). */
 type CompactorEvent =
   | { readonly type: 'COMPACTED'; readonly messages: readonly Message[] }
+  /** `message` says what went wrong in full (`compact threw: …`, `compact returned no list of messages …`). */
   | { readonly type: 'COMPACTION_FAILED'; readonly message: string };
 
 
@@ -111,10 +112,10 @@ const stopOnServiceError = turnSetup.enqueueActions(({ context, event, enqueue: 
   queue.assign({ stop: { reason: 'error', code: 'internal_error', detail, at: context.lastAt } });
 });
 
-/** The compactor threw: report it now; the turn's CHECK_STOP ends the task `error` with the same text. */
+/** The compactor failed (threw, or returned no transcript): report it now; the turn's CHECK_STOP ends the task `error` with the same text. */
 const compactorFailed = turnSetup.enqueueActions(({ context, event, enqueue: queue }) => {
   if (event.type !== 'COMPACTION_FAILED') return;
-  const message = `compact threw: ${event.message}`;
+  const message = event.message;
   queue({ type: 'report', params: { type: 'error', scope: 'compactor', message, taskId: context.task.id, taskIndex: context.task.index } });
   queue.assign({ compacting: false, current: { ...context.current, failure: { scope: 'compactor', message } } });
 });
