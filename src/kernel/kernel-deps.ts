@@ -29,7 +29,7 @@ export function deriveDeps(options: ResolvedOptions): KernelDeps {
     description: tool.description,
     parameters: tool.jsonSchema,
   }));
-  const redactor = createRedactor({ redact: options.redact, models: [options.model, options.planner], tools: options.tools.values() });
+  const redactor = createRedactor({ redact: options.redact, models: [options.model, options.planner], tools: options.tools.values(), limits: options.limits });
   return {
     ...options,
     clock: options.clock ?? systemClock,

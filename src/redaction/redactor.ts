@@ -11,8 +11,14 @@
  */
 import { partialToken, REDACTED, SECRET_KEY, TOKEN_SOURCES } from './secret-patterns.js';
 
-/** Deeper structures than this are replaced whole: a redactor must not overflow its stack. */
+/**
+ * Deeper structures than this are replaced whole: a redactor must not overflow its stack. The
+ * kernel's redactor reaches deeper (`redactionDepth`): past what the `limits` let a tool result or
+ * arguments hold, so their own markers are what a deep value shows.
+ */
 export const MAX_REDACTION_DEPTH = 64;
+/** The deepest a limited value sits inside what the redactor walks (an event, a checkpoint entry). */
+export const ENVELOPE_DEPTH = 32;
 /** Streamed text held back as a possible key is released past this length (real keys are shorter). */
 export const MAX_HELD_TOKEN = 4_096;
 const TOO_DEEP = '[redacted: nested too deep to inspect]';
@@ -31,7 +37,11 @@ export class Redactor {
   /** Characters that occur in a configured value before its last: only a text ending in one can end in a prefix of it. */
   private readonly prefixChars: Set<string>;
 
-  constructor(private readonly values: readonly string[]) {
+  /** `maxDepth`: structures nested deeper are replaced whole by a marker. */
+  constructor(
+    private readonly values: readonly string[],
+    private readonly maxDepth: number = MAX_REDACTION_DEPTH,
+  ) {
     this.maxHold = Math.max(MAX_HELD_TOKEN, ...values.map((value) => value.length));
     this.prefixChars = new Set(values.flatMap((value) => [...value.slice(0, -1)]));
     const literals = [...new Set(values)].sort((left, right) => right.length - left.length).map(escapeRegExp);
@@ -107,7 +117,7 @@ export class Redactor {
     const known = this.seen.get(value);
     if (known !== undefined) return known;
     if (path.has(value)) return CIRCULAR;
-    if (depth >= MAX_REDACTION_DEPTH) return TOO_DEEP;
+    if (depth >= this.maxDepth) return TOO_DEEP;
     let result: unknown;
     try {
       path.add(value);
