@@ -23,7 +23,8 @@ export function checkedModelResult(result: ModelResult, limits: Limits): ModelRe
   if (!Array.isArray(result.toolCalls) || typeof result.text !== 'string') {
     return { type: 'failure', code: 'invalid_response', message: 'the model answered a response without a text string and a toolCalls array' };
   }
-  const problem = usageProblem(result.usage, result.costUsd);
+  // A response must say what it cost (0 when free or unknown): a missing cost would make every cost budget NaN.
+  const problem = result.costUsd === undefined ? 'costUsd is missing, not a non-negative finite number' : usageProblem(result.usage, result.costUsd);
   if (problem !== undefined) return { type: 'failure', code: 'invalid_usage', message: `the model reported invalid usage: ${problem}` };
   return withBoundedText(withBoundedArguments(result, limits), limits.modelTextChars);
 }
