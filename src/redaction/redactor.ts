@@ -2,7 +2,8 @@
  * The redactor: one per kernel, built from the secret values the kernel was configured with
  * (src/redaction/secret-values.ts) and the key-shaped token patterns. It replaces each configured
  * value and each token by `[redacted]` wherever it occurs — inside any string of any field, in
- * object keys, at any depth — and the value under a secret-looking key whatever it is.
+ * object keys, at any depth — and the value under a secret-looking key whatever it is. Binary
+ * values (typed arrays, `ArrayBuffer`) become `[Uint8Array of N bytes]`: bytes are not searched.
  *
  * Contract: `value()` never throws and never mutates its input. It returns the input itself when
  * nothing needed changing, else a copy, and remembers both: an object that passed once (an event
@@ -133,6 +134,8 @@ export class Redactor {
   }
 
   private walkObject(value: object, depth: number, path: Set<object>): unknown {
+    // Bytes are not searched for secrets, so none leave: a marker stands for them, as in a tool result.
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${Object.prototype.toString.call(value).slice(8, -1)} of ${value.byteLength} bytes]`;
     if (isOpaque(value)) return value;
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
@@ -171,8 +174,6 @@ export class Redactor {
 /** Values a store writes as they are, or cannot hold text: not walked. */
 function isOpaque(value: object): boolean {
   return (
-    ArrayBuffer.isView(value) ||
-    value instanceof ArrayBuffer ||
     value instanceof Date ||
     value instanceof RegExp ||
     value instanceof Map ||
