@@ -16,8 +16,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Builds dist/ when it is missing or older than the sources (the CLI and package tests use it);
-    // one throwaway Postgres server per run (or DATABASE_URL), its URL provided to the test files.
-    globalSetup: ['test/support/build-dist.ts', 'test/support/postgres-global-setup.ts'],
+    // the packaged Chromium unpacked once (ADR 0102); one throwaway Postgres server per run (or DATABASE_URL), its URL provided to the test files.
+    globalSetup: ['test/support/build-dist.ts', 'test/support/chromium-global-setup.ts', 'test/support/postgres-global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

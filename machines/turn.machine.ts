@@ -70,6 +70,7 @@ export interface CompactRequest {
 /** The compactor's answers (it is spawned, not invoked, so they are declared here). */
 type CompactorEvent =
   | { readonly type: 'COMPACTED'; readonly messages: readonly Message[] }
+  /** `message` says what went wrong in full (`compact threw: …`, `compact returned no list of messages …`). */
   | { readonly type: 'COMPACTION_FAILED'; readonly message: string };
 
 function notProvided(name: string): never {
@@ -136,10 +137,10 @@ const turnSetup = effects.extend({
       queue.sendTo('compactor', { type: 'compactor.compact', messages: context.messages, turn: context.turn });
     }),
     useCompactedTranscript: assign(({ event }) => (event.type === 'COMPACTED' ? { messages: event.messages } : {})),
-    /** The compactor threw: report it now; CHECK_STOP ends the task `error` with the same text. */
+    /** The compactor failed (threw, or returned no transcript): report it now; CHECK_STOP ends the task `error` with the same text. */
     recordCompactionFailure: effects.enqueueActions(({ context, event, enqueue: queue }) => {
       if (event.type !== 'COMPACTION_FAILED') return;
-      const message = `compact threw: ${event.message}`;
+      const message = event.message;
       queue({ type: 'report', params: { type: 'error', scope: 'compactor', message, taskId: context.task.id, taskIndex: context.task.index } });
       queue.assign({ current: { ...context.current, failure: { scope: 'compactor', message } } });
     }),

@@ -1,3 +1,4 @@
+import { historyDamage } from '../checkpoint/history-damage.js';
 import type { AuditActiveTask, AuditError, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from '../contracts/audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult } from '../contracts/results.js';
@@ -16,15 +17,19 @@ export interface AuditSources {
   /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
   readonly progress: WorkflowProgress | undefined;
   /**
-   * The run's events; only `policy_decision`, `error`, plan and `strategy_selected` events are read, so a store may pass just
+   * The run's events; only `policy_decision`, `error`, plan, `strategy_selected` and `checkpoint_saved` events are read, so a store may pass just
    * those and give the size of the whole log as `eventCount`.
    */
   readonly events: readonly KernelEvent[];
   readonly eventCount?: number;
+  /** The store's `kind`, named when the history is damaged. */
+  readonly storeKind: string;
+  /** Whether the store holds any checkpoint of the run. */
+  readonly hasCheckpoint: boolean;
 }
 
 /** Builds the stop tree from what any store keeps; every store's `audit()` delegates here. */
-export function buildAudit({ record, result, progress, events, eventCount }: AuditSources): AuditReport {
+export function buildAudit({ record, result, progress, events, eventCount, storeKind, hasCheckpoint }: AuditSources): AuditReport {
   const tasks = (result?.tasks ?? progress?.results ?? []).map(auditTask);
   const policyDecisions: AuditPolicyDecision[] = [];
   const errors: AuditError[] = [];
@@ -51,6 +56,16 @@ export function buildAudit({ record, result, progress, events, eventCount }: Aud
     if (planned !== undefined) plans.push(planned);
     if (event.type === 'strategy_selected') strategy = { name: event.strategy, reason: event.reason, by: event.by, at: event.at };
   }
+  // A run whose records say it made progress while its history is gone: named as a resume names it (ADR 0105).
+  const damage = historyDamage({
+    runId: record.runId,
+    storeKind,
+    tasksDone: result === undefined ? 0 : finishedTasks(result),
+    hasCheckpoint,
+    hasEvents: (eventCount ?? events.length) > 0,
+    savedCheckpoints: events.filter((event) => event.type === 'checkpoint_saved'),
+  });
+  if (damage !== undefined) errors.push({ at: result?.stop.at ?? record.createdAt, seq: 0, scope: 'checkpoint', code: 'checkpoint_corrupt', message: `checkpoint_corrupt: ${damage}` });
   const stop = result?.stop;
   const active = result === undefined && progress?.active !== undefined ? auditActive(progress.active) : undefined;
   const status: AuditReport['status'] = stop === undefined ? 'incomplete' : isResumableStop(stop.reason) ? 'resumable' : 'finished';

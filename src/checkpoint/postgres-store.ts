@@ -368,7 +368,8 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         ).map((row) => parse(runId, 'event', row.body) as KernelEvent);
         const eventCount = Number((await query(`${prefix}_count`, `SELECT count(*) AS count FROM ${schema}.events WHERE run = $1`, [key]))[0]?.count ?? 0);
         const progress = result === undefined ? rebuiltOrThrow(await loadCheckpoint(runId), runId)?.view.progress : undefined;
-        return buildAudit({ record, result, progress, events, eventCount });
+        const hasCheckpoint = progress !== undefined || (await query(`${prefix}_has_entry`, `SELECT 1 FROM ${schema}.checkpoint_entries WHERE run = $1 LIMIT 1`, [key])).length > 0;
+        return buildAudit({ record, result, progress, events, eventCount, storeKind: 'postgres', hasCheckpoint });
       }),
     async close() {
       if (closed) return;

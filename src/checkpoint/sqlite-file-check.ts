@@ -1,4 +1,5 @@
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import type * as NodeSqlite from 'node:sqlite';
 import { isDualloopErrorOf, StoreError } from '../errors.js';
 import { walDamage } from './sqlite-wal-check.js';
@@ -65,11 +66,25 @@ function startsWithSqliteMagic(path: string): boolean {
   }
 }
 
+/**
+ * Where to read the identity from. Even a read-only connection to a database in WAL mode creates
+ * its `-shm` and `-wal` files (and leaves them behind), so a refused file's directory would change.
+ * Without a `-wal` file everything is in the main file: it is opened `immutable`, which takes no
+ * lock and creates nothing. With one (a live store, a crash image), it is opened as usual, so the
+ * log's transactions are read too.
+ */
+function identityLocation(path: string): string | URL {
+  if (existsSync(`${path}-wal`)) return path;
+  const location = pathToFileURL(path);
+  location.searchParams.set('immutable', '1');
+  return location;
+}
+
 /** The database's identity, read through a read-only connection; undefined when SQLite cannot tell (left to the normal open to report). */
 function readIdentity(sqlite: typeof NodeSqlite, path: string): { applicationId: number; version: number; tables: string[] } | undefined {
   let database: NodeSqlite.DatabaseSync | undefined;
   try {
-    database = new sqlite.DatabaseSync(path, { readOnly: true });
+    database = new sqlite.DatabaseSync(identityLocation(path), { readOnly: true });
     const number = (name: string) => Number((database!.prepare(`PRAGMA ${name}`).get() as Record<string, unknown> | undefined)?.[name] ?? 0);
     const tables = (database.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
     return { applicationId: number('application_id'), version: number('user_version'), tables };

@@ -1,3 +1,4 @@
+import type { ErrorCode } from './error-codes.js';
 import type { ErrorScope, PolicySubject } from './events.js';
 import type { TaskCounters } from './events.js';
 import type { StopBound, StopCondition } from './stop.js';
@@ -52,8 +53,11 @@ export interface AuditPolicyDecision {
 /** One `error` event of the run: which part failed and why (docs/events.md). */
 export interface AuditError {
   readonly at: number;
+  /** The `error` event's seq; 0 for damage the audit itself found (no event records it). */
   readonly seq: number;
   readonly scope: ErrorScope;
+  /** Set to `checkpoint_corrupt` for damage to the run's history that the audit found (ADR 0105). */
+  readonly code?: ErrorCode;
   readonly message: string;
   readonly taskId?: string;
 }

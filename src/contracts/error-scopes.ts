@@ -16,7 +16,7 @@ import type { ErrorCode } from './error-codes.js';
  *   record, the lease).
  * - `policy`: a policy gate (`checkTask`, `checkToolCall`) threw.
  * - `stop_evaluator`: a user stop evaluator or `shouldStopAfterTurn` threw.
- * - `compactor`: the compactor threw.
+ * - `compactor`: the compactor threw, or returned no list of messages.
  * - `listener`: something the kernel reports to threw: the `logger` or the `inspect` observer.
  * - `internal`: a bug in dualloop itself.
  * - `worker`: a run's slices kept crashing the workers that ran them (dead-lettered, ADR/0202).

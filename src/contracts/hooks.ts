@@ -87,7 +87,8 @@ export type OuterStopEvaluator = (view: OuterStopView, signal: AbortSignal) => S
 /**
  * Decides when the transcript is compacted (at TURN_INIT) and how. `shouldCompact` is synchronous
  * and cheap (it runs every turn); `compact` may be async (e.g. a summarising model call) and must
- * not mutate its input. A throw from `compact` ends the task `error`.
+ * not mutate its input. A throw from `compact`, or a result that is not a list of messages, ends the
+ * task `error` with an `error` event of scope `compactor`.
  */
 export interface Compactor {
   readonly shouldCompact: (messages: readonly Message[], info: { readonly turn: number }) => boolean;

@@ -33,8 +33,14 @@ export interface ToolMessage {
 export interface ToolCall {
   readonly id: string;
   readonly name: string;
-  /** Parsed arguments. `undefined` when `argumentsError` is set. */
+  /**
+   * Parsed arguments. When `argumentsError` is set: `undefined`, or for arguments longer than
+   * `limits.toolArgumentsChars` the start of their JSON ending with a `… [truncated: …]` marker.
+   */
   readonly args: unknown;
-  /** Set by a model adapter when the raw arguments were not valid JSON; the tool then gets an error result. */
+  /**
+   * Set when the arguments are unusable: not valid JSON (a model adapter), nested too deep or too
+   * long (the kernel's limits). The tool does not run; the call gets an error result.
+   */
   readonly argumentsError?: string;
 }

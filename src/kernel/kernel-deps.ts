@@ -98,7 +98,8 @@ export function createKernelDeps(input: KernelOptions): KernelDeps {
   const { options, tools, sources } = validateOptions(input);
   const model = options.model;
   const planner = options.planner ?? model;
-  const redactor = createRedactor({ redact: options.redact ?? [], models: [model, planner], tools: [...tools.values(), ...sources] });
+  const limits = resolveLimits(options.limits);
+  const redactor = createRedactor({ redact: options.redact ?? [], models: [model, planner], tools: [...tools.values(), ...sources], limits });
   return {
     models: { model, planner },
     tools: {
@@ -108,7 +109,7 @@ export function createKernelDeps(input: KernelOptions): KernelDeps {
       concurrency: options.toolConcurrency ?? Number.POSITIVE_INFINITY,
       beforeToolCall: options.beforeToolCall,
       afterToolCall: options.afterToolCall,
-      limits: resolveLimits(options.limits),
+      limits,
     },
     store: redactingStore(options.store ?? memoryStore(), redactor),
     clock: options.clock ?? systemClock,

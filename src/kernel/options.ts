@@ -85,7 +85,7 @@ export interface KernelOptions {
    * report (events, logs, stores, results), besides the models' own keys and headers (ADR/0100).
    */
   readonly redact?: readonly string[];
-  /** Size and shape limits on tool results and arguments (docs/security.md); every one has a default. */
+  /** Size and shape limits on tool results, tool arguments and model text (docs/security.md); every one has a default. */
   readonly limits?: LimitsOption;
 }
 

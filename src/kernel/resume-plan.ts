@@ -1,3 +1,4 @@
+import { finishedTasks } from '../audit/build-audit.js';
 import { RESUMABLE_REASONS, isResumableStop } from '../contracts/stop-rules.js';
 import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
 import { hasControlChannel } from '../contracts/control.js';
@@ -6,6 +7,8 @@ import type { ApprovalAnswer } from '../contracts/policy.js';
 import { clearQueue, enqueue, type MessageQueues } from '../contracts/queues.js';
 import type { WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { RunError } from '../errors.js';
+import { refuseDamagedHistory } from '../checkpoint/history-damage.js';
+import type { WorkflowResult } from '../contracts/results.js';
 import type { RunRecord } from '../contracts/store.js';
 import type { KernelDeps } from './kernel-deps.js';
 import { RunFence } from './fenced-store.js';
@@ -68,7 +71,7 @@ export async function loadResumePlan(
   const fence = new RunFence(runId);
   fence.set(lease.token);
   try {
-    return { ...(await readProgress(deps, runId, record, digest, options)), fence };
+    return { ...(await readProgress(deps, runId, record, finished, digest, options)), fence };
   } catch (error) {
     await store.releaseLease(runId, holder);
     throw error;
@@ -79,6 +82,7 @@ async function readProgress(
   deps: KernelDeps,
   runId: string,
   record: RunRecord,
+  finished: WorkflowResult | undefined,
   digest: string,
   options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
 ): Promise<ProgressPlan> {
@@ -87,7 +91,15 @@ async function readProgress(
   const eventSeq = checkpoint?.view.eventSeq ?? 0;
   const later = await store.readEvents(runId, eventSeq);
   const lastEventSeq = later.length === 0 ? eventSeq : later[later.length - 1]!.seq;
-  if (checkpoint === undefined) refuseLostCheckpoints(runId, later, store.kind);
+  // Without a checkpoint `later` is the whole log.
+  refuseDamagedHistory({
+    runId,
+    storeKind: store.kind,
+    tasksDone: finished === undefined ? 0 : finishedTasks(finished),
+    hasCheckpoint: checkpoint !== undefined,
+    hasEvents: later.length > 0,
+    savedCheckpoints: checkpoint === undefined ? later.filter((event) => event.type === 'checkpoint_saved') : [],
+  });
   const saved = checkpoint?.view.progress;
   // Only a traced resume reads the whole log, for the trace context its last segment saved.
   const previousTraceParent = deps.events.tracing?.active() === true ? lastTraceParent(await store.readEvents(runId, 0)) : undefined;
@@ -108,20 +120,4 @@ async function readProgress(
         ? []
         : [`run ${runId} was started with different options (digest ${record.optionsDigest.slice(0, 12)}…, now ${digest.slice(0, 12)}…); resuming anyway`],
   };
-}
-
-/**
- * A run with no checkpoint may be resumed from its first task only when it never saved one. When
- * its event log says a checkpoint was saved, the checkpoints were lost (rows deleted, a file
- * restored from an older copy): that is damage, never a fresh start (ADR 0115).
- */
-function refuseLostCheckpoints(runId: string, events: readonly KernelEvent[], storeKind: string): void {
-  const saved = events.filter((event) => event.type === 'checkpoint_saved');
-  if (saved.length === 0) return;
-  const last = saved[saved.length - 1]!;
-  throw new RunError({
-    code: 'checkpoint_corrupt',
-    runId,
-    message: `run ${runId}: its event log records ${saved.length} saved checkpoint(s) (the last at event #${last.seq}) but the ${storeKind} store holds none; the checkpoints are lost or damaged, so the run is not restarted from its first task`,
-  });
 }

@@ -55,6 +55,7 @@ export async function buildKernelOptions(
     ...(manifest.wrapUpOnBound === undefined ? {} : { wrapUpOnBound: manifest.wrapUpOnBound }),
     ...(manifest.onTaskStop === undefined ? {} : { onTaskStop: manifest.onTaskStop }),
     ...(manifest.loopDetection === undefined ? {} : { loopDetection: manifest.loopDetection }),
+    ...(manifest.limits === undefined ? {} : { limits: manifest.limits }),
     ...(manifest.strategy === undefined ? {} : { strategy: manifest.strategy }),
     ...(planner?.model === undefined ? {} : { planner: planner.model }),
     ...(manifest.goal === undefined ? {} : { goal: manifest.goal }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BoundsOverrideSchema } from '../contracts/bounds.js';
+import { LimitsSchema } from '../contracts/limits.js';
 import { TaskInputSchema } from '../kernel/tasks.js';
 import { McpServersSchema } from '../mcp/mcp-config.js';
 import { DeclarativePolicySpecSchema } from '../policy/declarative-policy.js';
@@ -130,6 +131,7 @@ export const ManifestSchema = z.strictObject({
     .union([z.literal(false), z.strictObject({ threshold: z.number().int().min(2) })])
     .optional()
     .describe('The same tool call this many times in a row stops the task loop_detected; false turns it off'),
+  limits: LimitsSchema.optional().describe('Size and shape limits on what models and tools hand the run; each has a default (docs/security.md)'),
   secrets: z
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
     .optional()

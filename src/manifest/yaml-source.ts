@@ -51,7 +51,9 @@ function toPlainValue(document: Document, file: string): { value?: unknown; issu
     return { value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
   } catch (error) {
     const reason = error instanceof Error ? firstLine(error.message) : String(error);
-    return { issue: { file, path: '', message: `refused: ${reason} (aliases expand to more than ${MAX_ALIAS_COUNT} times their size)` } };
+    // Only the alias bound's own refusal is about expansion; an unresolved alias (or anything else) says just what it is.
+    const why = /excessive alias count/i.test(reason) ? ` (aliases expand to more than ${MAX_ALIAS_COUNT} times their size)` : '';
+    return { issue: { file, path: '', message: `refused: ${reason}${why}` } };
   }
 }
 

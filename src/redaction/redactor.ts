@@ -2,7 +2,8 @@
  * The redactor: one per kernel, built from the secret values the kernel was configured with
  * (src/redaction/secret-values.ts) and the key-shaped token patterns. It replaces each configured
  * value and each token by `[redacted]` wherever it occurs — inside any string of any field, in
- * object keys, at any depth — and the value under a secret-looking key whatever it is.
+ * object keys, at any depth — and the value under a secret-looking key whatever it is. Binary
+ * values (typed arrays, `ArrayBuffer`) become `[Uint8Array of N bytes]`: bytes are not searched.
  *
  * Contract: `value()` never throws and never mutates its input. It returns the input itself when
  * nothing needed changing, else a copy, and remembers the objects it was handed (not what they
@@ -14,8 +15,14 @@
  */
 import { partialToken, REDACTED, SECRET_KEY, SHORTEST_TOKEN, TOKEN_SOURCES } from './secret-patterns.js';
 
-/** Deeper structures than this are replaced whole: a redactor must not overflow its stack. */
+/**
+ * Deeper structures than this are replaced whole: a redactor must not overflow its stack. The
+ * kernel's redactor reaches deeper (`redactionDepth`): past what the `limits` let a tool result or
+ * arguments hold, so their own markers are what a deep value shows.
+ */
 export const MAX_REDACTION_DEPTH = 64;
+/** The deepest a limited value sits inside what the redactor walks (an event, a checkpoint entry). */
+export const ENVELOPE_DEPTH = 32;
 /** Streamed text held back as a possible key is released past this length (real keys are shorter). */
 export const MAX_HELD_TOKEN = 4_096;
 const TOO_DEEP = '[redacted: nested too deep to inspect]';
@@ -28,7 +35,6 @@ export class Redactor {
   private readonly seen = new WeakMap<object, unknown>();
   private readonly clean = new WeakSet<object>();
 
-  /** `values`: the configured secrets, already expanded (secret-values.ts); at least 4 characters each. */
   /** The most streamed text held back at once. */
   readonly maxHold: number;
   /** Characters that occur in a configured value before its last: only a text ending in one can end in a prefix of it. */
@@ -38,7 +44,14 @@ export class Redactor {
   /** Object keys seen so far (a run uses few): each key's clean form and whether it names a secret. */
   private readonly keys = new Map<string, { readonly clean: string; readonly secret: boolean }>();
 
-  constructor(private readonly values: readonly string[]) {
+  /**
+   * `values`: the configured secrets, already expanded (secret-values.ts); at least 4 characters each.
+   * `maxDepth`: structures nested deeper are replaced whole by a marker.
+   */
+  constructor(
+    private readonly values: readonly string[],
+    private readonly maxDepth: number = MAX_REDACTION_DEPTH,
+  ) {
     this.maxHold = Math.max(MAX_HELD_TOKEN, ...values.map((value) => value.length));
     this.prefixChars = new Set(values.flatMap((value) => [...value.slice(0, -1)]));
     const literals = [...new Set(values)].sort((left, right) => right.length - left.length).map(escapeRegExp);
@@ -116,7 +129,7 @@ export class Redactor {
     const known = this.seen.get(value);
     if (known !== undefined) return known;
     if (path.has(value)) return CIRCULAR;
-    if (depth >= MAX_REDACTION_DEPTH) return TOO_DEEP;
+    if (depth >= this.maxDepth) return TOO_DEEP;
     let result: unknown;
     try {
       path.add(value);
@@ -143,6 +156,8 @@ export class Redactor {
   }
 
   private walkObject(value: object, depth: number, path: Set<object>): unknown {
+    // Bytes are not searched for secrets, so none leave: a marker stands for them, as in a tool result.
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${Object.prototype.toString.call(value).slice(8, -1)} of ${value.byteLength} bytes]`;
     if (isOpaque(value)) return value;
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
@@ -185,8 +200,6 @@ const MAX_REMEMBERED_KEYS = 4_096;
 /** Values a store writes as they are, or cannot hold text: not walked. */
 function isOpaque(value: object): boolean {
   return (
-    ArrayBuffer.isView(value) ||
-    value instanceof ArrayBuffer ||
     value instanceof Date ||
     value instanceof RegExp ||
     value instanceof Map ||

@@ -1,5 +1,6 @@
 import type { Model } from '../contracts/model.js';
-import { Redactor } from './redactor.js';
+import type { Limits } from '../contracts/limits.js';
+import { ENVELOPE_DEPTH, MAX_REDACTION_DEPTH, Redactor } from './redactor.js';
 
 /**
  * Shorter values are not treated as secrets: redacting a 3-character string wherever it occurs
@@ -14,6 +15,8 @@ export interface SecretSources {
   readonly models: readonly (Model | undefined)[];
   /** Tools and tool sources: each may list the credentials it was configured with. */
   readonly tools?: Iterable<{ readonly secrets?: readonly string[] }>;
+  /** The size and shape limits: the redactor walks deeper than any value they let through. */
+  readonly limits?: Limits;
 }
 
 /** The kernel's redactor (ADR/0100): one per kernel, shared by its runs. */
@@ -23,7 +26,13 @@ export function createRedactor(sources: SecretSources): Redactor {
     ...sources.models.flatMap((model) => model?.secrets ?? []),
     ...[...(sources.tools ?? [])].flatMap((tool) => tool.secrets ?? []),
   ].filter((value) => value.length >= MIN_SECRET_LENGTH);
-  return new Redactor(expandSecrets(values));
+  return new Redactor(expandSecrets(values), redactionDepth(sources.limits));
+}
+
+/** Deep enough that a tool result or arguments within the limits reach the redactor whole (ADR 0104). */
+export function redactionDepth(limits: Limits | undefined): number {
+  if (limits === undefined) return MAX_REDACTION_DEPTH;
+  return Math.max(MAX_REDACTION_DEPTH, limits.toolResultDepth, limits.toolArgumentsDepth) + ENVELOPE_DEPTH;
 }
 
 /**

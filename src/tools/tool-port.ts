@@ -28,7 +28,7 @@ export interface ToolPort {
   readonly concurrency: number;
   readonly beforeToolCall: BeforeToolCall | undefined;
   readonly afterToolCall: AfterToolCall | undefined;
-  /** Size and shape limits on results and arguments. */
+  /** Size and shape limits on results and arguments, and on the model text that asks for them (the model caller reads them here too). */
   readonly limits: Limits;
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createKernel, defineTool, sqliteStore, type CheckpointStore, type ErrorScope, type KernelEvent, type KernelOptions } from 'dualloop';
+import { createKernel, defineTool, sqliteStore, type CheckpointStore, type Compactor, type ErrorScope, type KernelEvent, type KernelOptions } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
 import { runCli } from '../cli/cli-process.js';
 import { useWorkspace } from '../cli/workspace.js';
@@ -134,6 +134,44 @@ describe('every error end is explained by one error event', () => {
     const audit = await runCli(['audit', result.runId, '--store', path], { cwd: dir });
     expect(audit.stderr).toBe('');
     expect(audit.stdout).toMatch(new RegExp(`^errors\\n {2}${fault.scope}\\s+.*${fault.cause}`, 'm'));
+  });
+});
+
+describe('a compactor that returns no transcript is named like one that throws', () => {
+  const GARBAGE: readonly { readonly label: string; readonly compact: () => unknown }[] = [
+    { label: 'a number', compact: () => 42 },
+    { label: 'undefined', compact: () => undefined },
+    { label: 'a string, asynchronously', compact: async () => 'summary' },
+    { label: 'a list holding a non-message', compact: () => [{ role: 'user', content: 'hi' }, { role: 'narrator', text: 'x' }] },
+  ];
+  it.each(GARBAGE)('compact returns $label: one compactor error event, the run ends error, dualloop audit prints it', async ({ compact }) => {
+    const { dir } = workspace();
+    const fault: FaultCase = {
+      part: 'compactor',
+      scope: 'compactor',
+      cause: 'compact returned no list of messages',
+      options: () => ({ compactor: { shouldCompact: (_messages, { turn }) => turn === 2, compact: compact as Compactor['compact'] } }),
+    };
+    const { result, events, path } = await runWithFault(fault, dir);
+
+    expect(result.stop).toMatchObject({ reason: 'error', code: 'compactor_failed' });
+    expect(result.stop.detail).toContain(fault.cause);
+    const errors = events.filter((event): event is Extract<KernelEvent, { type: 'error' }> => event.type === 'error');
+    expect(errors.map((event) => [event.scope, event.code])).toEqual([['compactor', 'compactor_failed']]);
+    expect(errors[0]!.message).toContain(fault.cause);
+    const audit = await runCli(['audit', result.runId, '--store', path], { cwd: dir });
+    expect(audit.stdout).toMatch(/^errors\n {2}compactor\s+.*compact returned no list of messages/m);
+    expect(errors[0]!.message).not.toContain('compact threw');
+  });
+
+  it('a throwing compactor is named once: "compact threw: " and its message', async () => {
+    const { dir } = workspace();
+    const fault = FAULTS.find((candidate) => candidate.part === 'compactor')!;
+    const { result, events } = await runWithFault(fault, dir);
+
+    const errors = events.filter((event): event is Extract<KernelEvent, { type: 'error' }> => event.type === 'error');
+    expect(errors.map((event) => event.message)).toEqual(['compact threw: summariser down']);
+    expect(result.stop.detail.match(/compact threw/g)).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,16 @@ describe('the packed package in a consumer project', () => {
     );
     expect(again.code).toBe(64);
     expect(again.stderr).toContain('already exist: nothing written (--force overwrites)');
+  });
+
+  it('ships the library, the CLI, the viewer and the docs, and no repository example (they read files the tarball lacks)', () => {
+    const installed = join(consumer, 'node_modules', 'dualloop');
+    const shipped = readdirSync(installed, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(installed, join(entry.parentPath, entry.name)));
+    const outside = shipped.filter((path) => !/^(dist\/(src|machines|viewer)\/|docs\/|README\.md$|LICENSE$|package\.json$)/.test(path));
+    expect(outside).toEqual([]);
+    expect(shipped).toContain('dist/src/cli/bin.js');
   });
 
   it('installs the dualloop command', async () => {

@@ -39,6 +39,21 @@ describe('hostile manifests', () => {
     expectOneLineRefusal(await runCli([command, 'bomb.yaml'], { cwd: dir }), /alias/i);
   });
 
+  it('an unresolved alias is refused for what it is, without the alias-bomb explanation', async () => {
+    const { write, dir } = workspace();
+    write('unresolved.yaml', 'name: m\ntasks: [*missing]\n');
+    const result = await runCli(['validate', 'unresolved.yaml'], { cwd: dir });
+    expectOneLineRefusal(result, /Unresolved alias/);
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/expand to more than/);
+  });
+
+  it('the alias bomb is refused with the explanation', async () => {
+    const { write, dir } = workspace();
+    write('bomb.yaml', BOMB);
+    const result = await runCli(['validate', 'bomb.yaml'], { cwd: dir });
+    expect(`${result.stdout}${result.stderr}`).toMatch(/Excessive alias count.*\(aliases expand to more than 100 times their size\)/);
+  });
+
   it.each(['validate', 'run'])('%s refuses tools.module pointing at /dev/zero (no hang)', async (command) => {
     const { write, dir } = workspace();
     writeWithModule(write, 'zero.yaml', '/dev/zero');

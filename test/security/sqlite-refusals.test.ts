@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,23 @@ describe('files that are not this store are left byte-identical', () => {
     expect(readFileSync(path).equals(before)).toBe(true);
     expect(existsSync(`${path}-wal`)).toBe(false);
     expect(error).toMatchObject({ code: 'store_future_schema' });
+  });
+
+  it.each([
+    ['a store of a newer schema', `PRAGMA user_version = ${SCHEMA_VERSION + 1};`, 'store_future_schema'],
+    ['a database of another application', 'PRAGMA application_id = 42; CREATE TABLE users (id INTEGER PRIMARY KEY);', 'store_not_dualloop'],
+  ])('%s in WAL mode: the file and its directory are left as they were (no -shm, no -wal)', (_name, sql, code) => {
+    const dir = directory();
+    const path = join(dir, 'wal.db');
+    const database = new DatabaseSync(path);
+    database.exec(`PRAGMA journal_mode = WAL; ${sql}`);
+    database.close();
+    const listing = readdirSync(dir);
+    expect(listing).toEqual(['wal.db']);
+    const before = readFileSync(path);
+    expect(refusal(() => sqliteStore({ path }))).toMatchObject({ code });
+    expect(readdirSync(dir)).toEqual(listing);
+    expect(readFileSync(path).equals(before)).toBe(true);
   });
 
   it('a zero-byte file, unless create: true asks for a store', () => {

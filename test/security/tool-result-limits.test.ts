@@ -98,6 +98,29 @@ describe('tool results are bounded', () => {
     expect(result.stop.reason).toBe('goal_achieved');
     expect(seen!.content).toContain('[nested deeper than 64 levels]');
   });
+
+  const nested = (levels: number) => () => {
+    let value: unknown = 'bottom';
+    for (let level = 0; level < levels; level++) value = { next: value };
+    return value;
+  };
+
+  it.each([70, 150])('limits.toolResultDepth 200 keeps a %i-deep result whole: in the model\'s view, the event and the run result', async (levels) => {
+    const { result, call, seen, events } = await runOnce(toolReturning(nested(levels)), { limits: { toolResultDepth: 200 } });
+    expect(result.stop.reason).toBe('goal_achieved');
+    expect(JSON.parse(seen!.content)).toEqual(nested(levels)());
+    expect(call!.result).toEqual(nested(levels)());
+    expect((events.find((event) => event.type === 'tool_execution_end') as { result: unknown }).result).toEqual(nested(levels)());
+    expect(JSON.stringify(events)).not.toMatch(/nested (deeper|too deep)/);
+  });
+
+  it('a 150-deep result under the default limit carries the documented marker everywhere, not the redactor\'s', async () => {
+    const { call, seen, events } = await runOnce(toolReturning(nested(150)));
+    for (const where of [seen!.content, JSON.stringify(call!.result), JSON.stringify(events)]) {
+      expect(where).toContain('[nested deeper than 64 levels]');
+      expect(where).not.toContain('nested too deep to inspect');
+    }
+  });
 });
 
 describe('hostile errors and arguments are error tool results', () => {

@@ -42,6 +42,20 @@ describe('usage reported by any provider is validated', () => {
   });
 });
 
+describe('a response that states no cost', () => {
+  it('is the named model error invalid_usage, not a cost budget turned NaN', async () => {
+    const model: Model = {
+      provider: 'custom',
+      modelId: 'costless',
+      call: async (request) =>
+        ({ type: 'response', text: '', toolCalls: [{ id: `c${request.callIndex}`, name: 'echo', args: { n: 1 } }], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: 'tool_calls' }) as unknown as ModelResult,
+    };
+    const result = await runWorkflow({ model, tools: [echo], tasks: ['spend'], bounds: budget });
+    expect(result.stop).toMatchObject({ reason: 'error', detail: expect.stringMatching(/invalid_usage.*costUsd is missing/) });
+    expect(Number.isNaN(result.metrics.costUsd)).toBe(false);
+  });
+});
+
 describe('usage reported to a plan strategy', () => {
   it('a planner reporting negative usage fails as invalid_usage instead of lowering the spend', async () => {
     const planner: Model = {

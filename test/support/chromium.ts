@@ -1,17 +1,18 @@
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /*
- * The browser the viewer's tests drive (ADR 0090): `CHROMIUM_PATH` when set, otherwise the
- * headless Chromium that the `@sparticuz/chromium` devDependency ships brotli-compressed and
- * unpacks on `executablePath()`. Nothing comes from the system's package manager.
+ * The browser the viewer's tests drive (ADR 0090, ADR 0102): `CHROMIUM_PATH` when set, otherwise
+ * the headless Chromium that the `@sparticuz/chromium` devDependency ships brotli-compressed, with
+ * the shared libraries the package ships beside it. Nothing comes from the system's package manager.
  */
 
 export interface ChromiumLaunch {
   readonly executablePath: string;
   readonly args: readonly string[];
-  /** Extra environment for the browser process (the unpacked fonts). */
+  /** Extra environment for the browser process: the unpacked fonts and shared libraries. */
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -20,6 +21,14 @@ const QUIET = ['--disable-background-networking', '--disable-component-update', 
 
 const HOW_TO_GET_ONE =
   'run `npm ci` (it installs @sparticuz/chromium, a headless Chromium for Linux x64/arm64), or set CHROMIUM_PATH to a Chromium or Chrome binary';
+
+/**
+ * The package's archive of the shared libraries its Chromium links (NSS, NSPR, expat). The package
+ * unpacks it only on Amazon Linux; we always do, so a machine without those system packages runs it.
+ */
+const LIBRARIES_ARCHIVE = 'al2023.tar.br';
+/** Where that archive unpacks, relative to the cache directory. */
+const LIBRARIES_DIR = join('al2023', 'lib');
 
 /** The browser to launch, or an Error whose one-line message says how to get one. Never skips. */
 export async function chromiumLaunch(): Promise<ChromiumLaunch> {
@@ -30,33 +39,44 @@ export async function chromiumLaunch(): Promise<ChromiumLaunch> {
   }
   const packaged = await loadPackagedChromium();
   const dir = await unpackOnce(packaged);
+  await unpackLibrariesOnce(packaged, dir);
   return {
     executablePath: join(dir, 'chromium'),
     args: [...packaged.args, ...QUIET],
-    env: { FONTCONFIG_FILE: join(dir, 'fonts.conf') },
+    env: { FONTCONFIG_FILE: join(dir, 'fonts.conf'), LD_LIBRARY_PATH: libraryPath(join(dir, LIBRARIES_DIR)) },
   };
 }
 
 interface PackagedChromium {
   readonly version: string;
   readonly args: string[];
+  /** The package's `bin` folder, holding its brotli archives. */
+  readonly binDir: string;
   executablePath(): Promise<string>;
+  /** The package's own unpacker: `<archive>.tar.br` into `<os.tmpdir()>/<archive>/`. */
+  inflate(archive: string): Promise<string>;
 }
 
 async function loadPackagedChromium(): Promise<PackagedChromium> {
   if (process.platform !== 'linux' || !['x64', 'arm64'].includes(process.arch)) {
     throw new Error(`no packaged Chromium for ${process.platform}/${process.arch}: set CHROMIUM_PATH to a Chromium or Chrome binary`);
   }
-  let module: { default: { args: string[]; executablePath(): Promise<string> } };
+  let module: { default: { args: string[]; executablePath(): Promise<string> }; inflate(filePath: string): Promise<string> };
   try {
     module = (await import('@sparticuz/chromium')) as typeof module;
   } catch {
     throw new Error(`@sparticuz/chromium is not installed: ${HOW_TO_GET_ONE}`);
   }
-  // The package exports no ./package.json; its entry is build/index.js.
-  const manifest = new URL('../package.json', import.meta.resolve('@sparticuz/chromium'));
-  const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
-  return { version, args: module.default.args, executablePath: () => module.default.executablePath() };
+  // The package exports no ./package.json; its entry is build/index.js and its archives are in bin/.
+  const entry = import.meta.resolve('@sparticuz/chromium');
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', entry), 'utf8')) as { version: string };
+  return {
+    version,
+    args: module.default.args,
+    binDir: fileURLToPath(new URL('../bin/', entry)),
+    executablePath: () => module.default.executablePath(),
+    inflate: (archive) => module.inflate(archive),
+  };
 }
 
 /**
@@ -70,24 +90,61 @@ async function unpackOnce(packaged: PackagedChromium): Promise<string> {
   const dir = join(root, `dualloop-chromium-${packaged.version}`);
   if (existsSync(join(dir, 'fonts.conf'))) return dir;
   const staging = mkdtempSync(join(root, 'dualloop-chromium-staging-'));
-  const previous = process.env['TMPDIR'];
-  process.env['TMPDIR'] = staging;
-  try {
+  await withTmpdir(staging, async () => {
     const binary = await packaged.executablePath();
     if (binary !== join(staging, 'chromium')) throw new Error(`@sparticuz/chromium unpacked to ${binary}, expected ${staging}: ${HOW_TO_GET_ONE}`);
+  });
+  // The shipped fonts.conf names /tmp/fonts; this one names the fonts where they were unpacked.
+  writeFileSync(join(staging, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`);
+  renameIntoPlace(staging, dir, join(dir, 'fonts.conf'));
+  return dir;
+}
+
+/**
+ * Unpacks the package's shared libraries into `<dir>/al2023/lib/` once, with the package's own
+ * `inflate`, staged and renamed into place like the browser (a cache unpacked before the libraries
+ * were gets them added).
+ */
+async function unpackLibrariesOnce(packaged: PackagedChromium, dir: string): Promise<void> {
+  const target = join(dir, 'al2023');
+  if (existsSync(join(target, 'lib', 'libnss3.so'))) return;
+  const staging = mkdtempSync(join(dir, 'al2023-staging-'));
+  await withTmpdir(staging, () => packaged.inflate(join(packaged.binDir, LIBRARIES_ARCHIVE)));
+  const unpacked = join(staging, 'al2023');
+  if (!existsSync(join(unpacked, 'lib', 'libnss3.so'))) {
+    rmSync(staging, { recursive: true, force: true });
+    throw new Error(`@sparticuz/chromium's ${LIBRARIES_ARCHIVE} holds no lib/libnss3.so: ${HOW_TO_GET_ONE}`);
+  }
+  renameIntoPlace(unpacked, target, join(target, 'lib', 'libnss3.so'));
+  rmSync(staging, { recursive: true, force: true });
+}
+
+/** The package reads `os.tmpdir()` (so `TMPDIR`) to decide where it unpacks. */
+async function withTmpdir<T>(dir: string, unpack: () => Promise<T>): Promise<T> {
+  const previous = process.env['TMPDIR'];
+  process.env['TMPDIR'] = dir;
+  try {
+    return await unpack();
   } finally {
     if (previous === undefined) delete process.env['TMPDIR'];
     else process.env['TMPDIR'] = previous;
   }
-  // The shipped fonts.conf names /tmp/fonts; this one names the fonts where they were unpacked.
-  writeFileSync(join(staging, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`);
+}
+
+/** Renames a staged directory into place; when another process won the race, drops the copy. */
+function renameIntoPlace(staging: string, dir: string, marker: string): void {
   try {
     renameSync(staging, dir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(join(dir, 'fonts.conf'))) throw error;
+    if (!existsSync(marker)) throw error;
   }
-  return dir;
+}
+
+/** The unpacked libraries first, then whatever library path the caller already had. */
+function libraryPath(libraries: string): string {
+  const inherited = process.env['LD_LIBRARY_PATH'];
+  return inherited === undefined || inherited === '' ? libraries : `${libraries}:${inherited}`;
 }
 
 /** Chromium refuses to run as root with its sandbox on. */

@@ -62,6 +62,9 @@ async function callModel(
 ): Promise<ModelResult> {
   const scope = { taskId: service.taskId, taskIndex: service.taskIndex, turn: request.turn };
   run.emit({ type: 'message_start', ...scope, wrapUp: request.wrapUp });
+  // Deltas past limits.modelTextChars reach no listener or store: the kept text is cut there too.
+  let streamed = 0;
+  const maxChars = deps.tools.limits.modelTextChars;
   let result: ModelResult;
   try {
     const messages = await visibleMessages(deps, run, service, request, signal);
@@ -72,7 +75,10 @@ async function callModel(
       signal,
       callIndex: request.callIndex,
       onTextDelta: (delta) => {
-        if (delta !== '' && !signal.aborted) run.emit({ type: 'message_update', ...scope, delta });
+        if (delta === '' || signal.aborted || streamed >= maxChars) return;
+        const kept = streamed + delta.length <= maxChars ? delta : delta.slice(0, maxChars - streamed);
+        streamed += kept.length;
+        run.emit({ type: 'message_update', ...scope, delta: kept });
       },
     });
   } catch (error) {

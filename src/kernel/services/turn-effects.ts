@@ -1,4 +1,7 @@
 import { fromCallback } from 'xstate';
+import { z } from 'zod';
+import { describeIssues } from '../../checkpoint/progress-schema.js';
+import { MessageSchema } from '../../contracts/message-schema.js';
 import type { CompactionCheck, CompactRequest, TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
 import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
@@ -55,10 +58,13 @@ export function createNeedsCompaction(deps: KernelDeps, registry: RunRegistry) {
   };
 }
 
+const CompactedSchema = z.array(MessageSchema);
+
 /**
  * The compactor: spawned by the turn machine the first time `needsCompaction` says yes, then kept
  * for the rest of the task. Each `compactor.compact` request answers COMPACTED with the new
- * transcript, or COMPACTION_FAILED; stopping the task aborts a compaction in flight.
+ * transcript, or COMPACTION_FAILED (it threw, or returned something that is not a list of
+ * messages); stopping the task aborts a compaction in flight.
  */
 export function createCompactorActor(deps: KernelDeps) {
   return fromCallback<CompactRequest, TurnServiceInput>(({ receive, sendBack }) => {
@@ -68,10 +74,14 @@ export function createCompactorActor(deps: KernelDeps) {
         .then(() => deps.context.compactor.compact(request.messages, controller.signal))
         .then(
           (messages) => {
-            if (!controller.signal.aborted) sendBack({ type: 'COMPACTED', messages });
+            if (controller.signal.aborted) return;
+            // User code: a transcript that is not a list of messages ends the task here, named, not later in the loop.
+            const parsed = CompactedSchema.safeParse(messages);
+            if (parsed.success) sendBack({ type: 'COMPACTED', messages });
+            else sendBack({ type: 'COMPACTION_FAILED', message: `compact returned no list of messages (${describeIssues(parsed.error)})` });
           },
           (error: unknown) => {
-            if (!controller.signal.aborted) sendBack({ type: 'COMPACTION_FAILED', message: describeError(error) });
+            if (!controller.signal.aborted) sendBack({ type: 'COMPACTION_FAILED', message: `compact threw: ${describeError(error)}` });
           },
         );
     });

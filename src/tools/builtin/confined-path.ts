@@ -28,9 +28,44 @@ const DESCRIPTOR_DIRECTORY = '/proc/self/fd';
  * opening it for reading. The caller closes `handle`.
  */
 export async function openInsideRoot(root: string, requested: string, kind: EntryKind): Promise<ConfinedHandle> {
+  try {
+    return await openVerified(root, requested, kind);
+  } catch (error) {
+    throw withoutAbsolutePaths(requested, error);
+  }
+}
+
+/**
+ * A file-system error as the model may read it: Node's own messages name the absolute path
+ * (`ENOENT: no such file or directory, lstat '/home/…'`), which tells the model where the root is.
+ * Errors of the file tools themselves already speak of the requested, root-relative path.
+ */
+export function withoutAbsolutePaths(requested: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || typeof (error as NodeJS.ErrnoException).syscall !== 'string') return error;
+  switch (code) {
+    case 'ENOENT':
+      return new Error(`"${requested}" does not exist`);
+    case 'ENOTDIR':
+      return new Error(`"${requested}": a part of the path is not a directory`);
+    case 'ELOOP':
+      return new Error(`"${requested}" leads into a loop of symbolic links`);
+    case 'ENAMETOOLONG':
+      return new Error(`"${requested}" is too long a path`);
+    case 'EACCES':
+    case 'EPERM':
+      return new Error(`"${requested}" cannot be read (permission denied)`);
+    default:
+      return new Error(`"${requested}" cannot be read (${code})`);
+  }
+}
+
+async function openVerified(root: string, requested: string, kind: EntryKind): Promise<ConfinedHandle> {
   if (requested.includes('\0')) throw new Error('the path contains a NUL character');
   if (isAbsolute(requested)) throw new Error(`"${requested}" is absolute; paths are relative to the tool's root directory`);
-  const realRoot = await realpath(root);
+  const realRoot = await realpath(root).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`the tool's root directory cannot be opened (${error.code ?? 'error'})`);
+  });
   const candidate = resolve(realRoot, requested);
   if (!isInside(realRoot, candidate)) throw new Error(`"${requested}" is outside the tool's root directory`);
   const real = await realpath(candidate).catch((error: NodeJS.ErrnoException) => {

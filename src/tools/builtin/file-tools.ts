@@ -1,8 +1,8 @@
-import { opendir } from 'node:fs/promises';
+import { opendir, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Tool } from '../../contracts/tool.js';
 import { defineTool } from '../define-tool.js';
-import { openInsideRoot } from './confined-path.js';
+import { openInsideRoot, withoutAbsolutePaths } from './confined-path.js';
 
 export interface FileToolOptions {
   /** The directory the tool may read; nothing outside it is reachable. */
@@ -27,22 +27,29 @@ export function readFileTool(options: FileToolOptions): Tool {
     execute: async ({ path }) => {
       const { handle, stats, shown } = await openInsideRoot(options.root, path, 'file');
       try {
-        // At most maxBytes + 1 bytes are ever read, whatever size the file claims or grows to.
-        const buffer = Buffer.alloc(maxBytes + 1);
-        let filled = 0;
-        while (filled < buffer.length) {
-          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        const bytes = buffer.subarray(0, Math.min(filled, maxBytes));
-        if (bytes.includes(0)) throw new Error(`"${path}" looks like a binary file`);
-        return { path: shown, size: Math.max(stats.size, filled), truncated: filled > maxBytes, content: bytes.toString('utf8') };
+        return await readBounded(handle, stats.size, maxBytes, path, shown);
+      } catch (error) {
+        throw withoutAbsolutePaths(path, error);
       } finally {
         await handle.close();
       }
     },
   });
+}
+
+/** Reads at most `maxBytes` of an opened file as UTF-8 text; a NUL byte means binary and is refused. */
+async function readBounded(handle: FileHandle, size: number, maxBytes: number, path: string, shown: string) {
+  // At most maxBytes + 1 bytes are ever read, whatever size the file claims or grows to.
+  const buffer = Buffer.alloc(maxBytes + 1);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  const bytes = buffer.subarray(0, Math.min(filled, maxBytes));
+  if (bytes.includes(0)) throw new Error(`"${path}" looks like a binary file`);
+  return { path: shown, size: Math.max(size, filled), truncated: filled > maxBytes, content: bytes.toString('utf8') };
 }
 
 /** `list_files`: lists a directory under `root` (names, kinds and sizes), at most 500 entries. */
@@ -70,6 +77,8 @@ export function listFilesTool(options: Pick<FileToolOptions, 'root'>): Tool {
         } finally {
           await directory.close().catch(() => undefined);
         }
+      } catch (error) {
+        throw withoutAbsolutePaths(path, error);
       } finally {
         await handle.close();
       }
