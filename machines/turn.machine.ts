@@ -8,7 +8,7 @@
  * long-lived service actors invoked once per task and answering with events (creating an actor per
  * turn is the cost this design avoids); the compactor is spawned the first time COMPACT is entered
  * and kept for the rest of the task. COMPACT and WRAP_UP are entered only when there is work for
- * them. Events to the outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are
+ * them; COMPACT reports `compaction_start` on entry and `compaction_end` on exit (ADR 0233). Events to the outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are
  * supplied by the composition root (src/kernel/provide-machines.ts), like the services.
  * The task deadline is a delayed transition on the whole machine.
  */

@@ -58,9 +58,10 @@ function taskLines(task: AuditTask, last: boolean, colors: Colors, inProgress?: 
     `${rail}  ${colors.dim(`"${task.description}"`)}`,
     `${rail}  ${colors.dim(`${plural(counters.turns, 'turn')} · ${plural(counters.toolCalls, 'tool call')} · ${formatCount(counters.inputTokens + counters.outputTokens)} tokens · ${formatUsd(counters.costUsd)} · ${formatDuration(counters.runtimeMs)}`)}`,
   ];
-  const items = [...task.turns.map((turn) => ({ turn: turn.turn, text: turnText(turn, colors) })), ...unrecordedCompactions(task).map((compaction) => ({ turn: compaction.turn, text: `before turn ${compaction.turn}  ${compactionText(compaction, colors)}` }))]
-    .sort((a, b) => a.turn - b.turn)
-    .map((item) => item.text);
+  // The turns in order, a compaction whose turn has no record where that turn would be, then the wrap-up call.
+  const turns = task.turns.map((turn) => ({ turn: turn.turn, text: turnText(turn, colors) }));
+  const unrecorded = unrecordedCompactions(task).map((compaction) => ({ turn: compaction.turn, text: `before turn ${compaction.turn}  ${compactionText(compaction, colors)}` }));
+  const items = [...turns, ...unrecorded].sort((a, b) => a.turn - b.turn).map((item) => item.text);
   if (task.wrapUp !== undefined) items.push(wrapUpText(task.wrapUp, colors));
   items.forEach((text, index) => lines.push(`${rail}  ${index === items.length - 1 ? '└─' : '├─'} ${text}`));
   return lines;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createKernel, sqliteStore, type Message } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
 import { countingTool } from '../support/kernel-fixtures.js';
+import { compactionEvent, event, history, runRecord } from '../store/builders.js';
 import { ROOT, runCli } from './cli-process.js';
 import { useWorkspace } from './workspace.js';
 
@@ -35,6 +36,27 @@ describe('dualloop audit: compactions and the wrap-up call', () => {
     expect(text.stdout).toMatch(/├─ turn 2 {2}step {2}\d+ms\n/);
     expect(text.stdout).toMatch(/├─ turn 3 {2}\[compacted 5 → 2 messages\] {2}step {2}\d+ms\n/);
     expect(text.stdout).toMatch(/└─ turn 4 {2}planner_stopped/);
+  });
+
+  it('shows a compaction of the turn a run was in when it stopped without a result, before that turn', async () => {
+    const { dir, path } = workspace();
+    const store = sqliteStore({ path: path('runs.db') });
+    store.createRun(runRecord('crashed-1'));
+    store.appendEvent(event('crashed-1', 1));
+    // Task 2 checkpointed its turn 1, compacted before turn 2, then the process died.
+    for (const entry of history('crashed-1').slice(0, 3)) store.saveCheckpoint(entry);
+    store.appendEvent(compactionEvent('crashed-1', 2, 1, 2, [12, 5]));
+    store.close();
+
+    const json = await runCli(['audit', 'crashed-1', '--store', 'runs.db', '--json'], { cwd: dir });
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report.status).toBe('incomplete');
+    expect(report.active.compactions).toEqual([expect.objectContaining({ turn: 2, outcome: 'compacted', messagesBefore: 12, messagesAfter: 5 })]);
+    expect(report.active.turns.map((turn: { turn: number }) => turn.turn)).toEqual([1]);
+
+    const text = await runCli(['audit', 'crashed-1', '--store', 'runs.db'], { cwd: dir });
+    expect(text.stdout).toMatch(/… task 2 task-2 {2}in progress at the last checkpoint \(resumable\)\n(.*\n){2}\s+├─ turn 1 {2}lookup {2}\d+ms\n\s+└─ before turn 2 {2}\[compacted 12 → 5 messages\]\n/);
   });
 
   it('shows the wrap-up call after the turn whose bound stopped the task, as text and as JSON', async () => {
