@@ -63,6 +63,15 @@ describe('compaction events', () => {
     expect(audit?.errors).toEqual([expect.objectContaining({ scope: 'compactor', message: 'compact threw: summariser down' })]);
   });
 
+  it('a compactor that answers no list of messages fails like one that throws', async () => {
+    const { tool } = countingTool();
+    const compactor = atTurnThree(() => undefined as unknown as Message[]);
+    const { events, result } = await collectRun(createKernel({ model: worker(), tools: [tool], compactor }).start(['long']));
+    expect(result.stop).toMatchObject({ reason: 'error', code: 'compactor_failed' });
+    expect(result.stop.detail).toContain('compact returned undefined, not a list of messages');
+    expect(events.find((event) => event.type === 'compaction_end')).toMatchObject({ outcome: 'failed', messagesAfter: BEFORE_TURN_THREE });
+  });
+
   it('a stop during the compaction ends it canceled; a resume compacts that turn again, and the audit keeps the latest', async () => {
     const store = memoryStore();
     const { tool } = countingTool();

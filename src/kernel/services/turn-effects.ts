@@ -1,6 +1,7 @@
 import { fromCallback } from 'xstate';
 import type { CompactionCheck, CompactRequest, TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
+import type { Message } from '../../contracts/messages.js';
 import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
@@ -67,8 +68,11 @@ export function createCompactorActor(deps: KernelDeps) {
       Promise.resolve()
         .then(() => deps.context.compactor.compact(request.messages, controller.signal))
         .then(
-          (messages) => {
-            if (!controller.signal.aborted) sendBack({ type: 'COMPACTED', messages });
+          (messages: unknown) => {
+            if (controller.signal.aborted) return;
+            // A compactor that answers something else fails like one that throws (no `undefined` transcript).
+            if (Array.isArray(messages)) sendBack({ type: 'COMPACTED', messages: messages as readonly Message[] });
+            else sendBack({ type: 'COMPACTION_FAILED', message: `compact returned ${messages === null ? 'null' : typeof messages}, not a list of messages` });
           },
           (error: unknown) => {
             if (!controller.signal.aborted) sendBack({ type: 'COMPACTION_FAILED', message: describeError(error) });
