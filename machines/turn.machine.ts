@@ -8,7 +8,7 @@
  * long-lived service actors invoked once per task and answering with events (creating an actor per
  * turn is the cost this design avoids); the compactor is spawned the first time COMPACT is entered
  * and kept for the rest of the task. COMPACT and WRAP_UP are entered only when there is work for
- * them. Events to the outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are
+ * them; COMPACT reports `compaction_start` on entry and `compaction_end` on exit (ADR 0233). Events to the outside world (`report`) and per-turn checkpoints (`saveTurnCheckpoint`) are
  * supplied by the composition root (src/kernel/provide-machines.ts), like the services.
  * The task deadline is a delayed transition on the whole machine.
  */
@@ -128,13 +128,25 @@ const turnSetup = effects.extend({
       queue({ type: 'report', params: { type: 'turn_start', taskId: context.task.id, taskIndex: context.task.index, turn: update.turn ?? context.turn } });
       queue.assign(update);
     }),
-    /** COMPACT: hand the transcript to the compactor, spawning it the first time (it answers COMPACTED or COMPACTION_FAILED). */
+    /** COMPACT: report it, then hand the transcript to the compactor, spawning it the first time (it answers COMPACTED or COMPACTION_FAILED). */
     requestCompaction: effects.enqueueActions(({ context, enqueue: queue }) => {
+      queue({ type: 'report', params: { type: 'compaction_start', taskId: context.task.id, taskIndex: context.task.index, turn: context.turn, messagesBefore: context.messages.length } });
       if (!context.compactorSpawned) {
         queue.spawnChild('compactor', { id: 'compactor', input: serviceInput(context) });
         queue.assign({ compactorSpawned: true });
       }
       queue.sendTo('compactor', { type: 'compactor.compact', messages: context.messages, turn: context.turn });
+    }),
+    /**
+     * Leaving COMPACT, however it is left: report how the compaction ended, so that every
+     * `compaction_start` has its `compaction_end` (a stop of the task while it ran is `canceled`).
+     * An exit action runs before the transition's, so `context.messages` is still the old transcript.
+     */
+    reportCompactionEnd: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      const messagesBefore = context.messages.length;
+      const outcome = event.type === 'COMPACTED' ? 'compacted' : event.type === 'COMPACTION_FAILED' ? 'failed' : 'canceled';
+      const messagesAfter = event.type === 'COMPACTED' ? event.messages.length : messagesBefore;
+      queue({ type: 'report', params: { type: 'compaction_end', taskId: context.task.id, taskIndex: context.task.index, turn: context.turn, outcome, messagesBefore, messagesAfter } });
     }),
     useCompactedTranscript: assign(({ event }) => (event.type === 'COMPACTED' ? { messages: event.messages } : {})),
     /** The compactor failed (threw, or returned no transcript): report it now; CHECK_STOP ends the task `error` with the same text. */
@@ -243,6 +255,7 @@ export const turnMachine = turnSetup.createMachine({
     },
     COMPACT: {
       entry: 'requestCompaction',
+      exit: 'reportCompactionEnd',
       on: {
         COMPACTED: { target: 'PLAN', actions: 'useCompactedTranscript' },
         COMPACTION_FAILED: { target: 'CHECK_STOP', actions: 'recordCompactionFailure' },

@@ -1,7 +1,7 @@
 import { historyDamage } from '../checkpoint/history-damage.js';
-import type { AuditActiveTask, AuditError, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn } from '../contracts/audit.js';
+import type { AuditActiveTask, AuditCompaction, AuditError, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from '../contracts/audit.js';
 import type { KernelEvent } from '../contracts/events.js';
-import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult } from '../contracts/results.js';
+import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult, type WrapUpResult } from '../contracts/results.js';
 import { isResumableStop } from '../contracts/stop-rules.js';
 import type { RunRecord } from '../contracts/store.js';
 import type { ActiveTask, WorkflowProgress } from '../contracts/workflow-protocol.js';
@@ -17,8 +17,8 @@ export interface AuditSources {
   /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
   readonly progress: WorkflowProgress | undefined;
   /**
-   * The run's events; only `policy_decision`, `error`, plan, `strategy_selected` and `checkpoint_saved` events are read, so a store may pass just
-   * those and give the size of the whole log as `eventCount`.
+   * The run's events; only `policy_decision`, `error`, `compaction_end`, plan, `strategy_selected` and `checkpoint_saved`
+   * events are read (AUDITED_EVENT_TYPES), so a store may pass just those and give the size of the whole log as `eventCount`.
    */
   readonly events: readonly KernelEvent[];
   readonly eventCount?: number;
@@ -30,7 +30,8 @@ export interface AuditSources {
 
 /** Builds the stop tree from what any store keeps; every store's `audit()` delegates here. */
 export function buildAudit({ record, result, progress, events, eventCount, storeKind, hasCheckpoint }: AuditSources): AuditReport {
-  const tasks = (result?.tasks ?? progress?.results ?? []).map(auditTask);
+  const compactions = compactionsByTask(events);
+  const tasks = (result?.tasks ?? progress?.results ?? []).map((task) => auditTask(task, compactions.get(taskKey(task.index, task.taskId)) ?? []));
   const policyDecisions: AuditPolicyDecision[] = [];
   const errors: AuditError[] = [];
   const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
@@ -67,7 +68,8 @@ export function buildAudit({ record, result, progress, events, eventCount, store
   });
   if (damage !== undefined) errors.push({ at: result?.stop.at ?? record.createdAt, seq: 0, scope: 'checkpoint', code: 'checkpoint_corrupt', message: `checkpoint_corrupt: ${damage}` });
   const stop = result?.stop;
-  const active = result === undefined && progress?.active !== undefined ? auditActive(progress.active) : undefined;
+  const running = progress?.active;
+  const active = result === undefined && running !== undefined ? auditActive(running, compactions.get(taskKey(running.task.index, running.task.id)) ?? []) : undefined;
   const status: AuditReport['status'] = stop === undefined ? 'incomplete' : isResumableStop(stop.reason) ? 'resumable' : 'finished';
   return {
     runId: record.runId,
@@ -90,7 +92,30 @@ export function buildAudit({ record, result, progress, events, eventCount, store
   };
 }
 
-function auditTask(task: TaskResult): AuditTask {
+/** The event types `buildAudit` reads: a store's `audit()` loads the bodies of these and only counts the others. */
+export const AUDITED_EVENT_TYPES = ['policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end'] as const;
+
+function taskKey(index: number, taskId: string): string {
+  return `${index}\u0000${taskId}`;
+}
+
+/**
+ * Each task's compactions, one per turn in turn order. A turn that ran again after a resume was
+ * compacted again: its latest compaction is the one its record goes with.
+ */
+function compactionsByTask(events: readonly KernelEvent[]): Map<string, AuditCompaction[]> {
+  const byTurn = new Map<string, Map<number, AuditCompaction>>();
+  for (const event of events) {
+    if (event.type !== 'compaction_end') continue;
+    const key = taskKey(event.taskIndex, event.taskId);
+    const turns = byTurn.get(key) ?? new Map<number, AuditCompaction>();
+    turns.set(event.turn, { at: event.at, seq: event.seq, turn: event.turn, outcome: event.outcome, messagesBefore: event.messagesBefore, messagesAfter: event.messagesAfter });
+    byTurn.set(key, turns);
+  }
+  return new Map([...byTurn].map(([key, turns]) => [key, [...turns.values()].sort((a, b) => a.turn - b.turn)]));
+}
+
+function auditTask(task: TaskResult, compactions: readonly AuditCompaction[]): AuditTask {
   return {
     taskId: task.taskId,
     index: task.index,
@@ -105,11 +130,24 @@ function auditTask(task: TaskResult): AuditTask {
       runtimeMs: task.runtimeMs,
     },
     ...(task.stop.bound === undefined ? {} : { bound: task.stop.bound }),
-    turns: task.turns.map(auditTurn),
+    turns: task.turns.map((turn) => auditTurn(turn, compactions)),
+    compactions,
+    ...(task.wrapUp === undefined ? {} : { wrapUp: auditWrapUp(task.wrapUp) }),
   };
 }
 
-function auditActive({ task, point }: ActiveTask): AuditActiveTask {
+function auditWrapUp(wrapUp: WrapUpResult): AuditWrapUp {
+  return {
+    afterTurn: wrapUp.turn,
+    ...(wrapUp.finishReason === undefined ? {} : { finishReason: wrapUp.finishReason }),
+    textLength: wrapUp.assistantText.length,
+    usage: wrapUp.usage,
+    costUsd: wrapUp.costUsd,
+    runtimeMs: wrapUp.runtimeMs,
+  };
+}
+
+function auditActive({ task, point }: ActiveTask, compactions: readonly AuditCompaction[]): AuditActiveTask {
   const { progress } = point;
   return {
     taskId: task.id,
@@ -123,17 +161,20 @@ function auditActive({ task, point }: ActiveTask): AuditActiveTask {
       costUsd: progress.costUsd,
       runtimeMs: progress.elapsedMs,
     },
-    turns: progress.turns.map(auditTurn),
+    turns: progress.turns.map((turn) => auditTurn(turn, compactions)),
+    compactions,
   };
 }
 
-function auditTurn(turn: TurnResult): AuditTurn {
+function auditTurn(turn: TurnResult, compactions: readonly AuditCompaction[]): AuditTurn {
+  const compaction = compactions.find((candidate) => candidate.turn === turn.turn);
   return {
     turn: turn.turn,
     ...(turn.stop === undefined ? {} : { stop: turn.stop }),
     toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name, isError: call.isError })),
     usage: turn.usage,
     runtimeMs: turn.runtimeMs,
+    ...(compaction === undefined ? {} : { compaction }),
   };
 }
 

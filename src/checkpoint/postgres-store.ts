@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { buildAudit, finishedTasks } from '../audit/build-audit.js';
+import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../audit/build-audit.js';
 import type { CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../contracts/checkpoint.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
@@ -19,7 +19,6 @@ import type { EventFeed } from '../contracts/event-feed.js';
 import type { ControlChannel } from '../contracts/control.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { runExists, runNotFound } from './run-refusals.js';
-import { AUDITED_EVENT_TYPES } from './sqlite-statements.js';
 
 /**
  * A `pg.Pool` (what the store uses of one), typed structurally so that dualloop's public types do

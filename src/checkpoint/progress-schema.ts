@@ -47,7 +47,8 @@ export const TaskResultSchema = z.object({
   usage: UsageSchema,
   costUsd: z.number().nonnegative(),
   runtimeMs: z.number().nonnegative(),
-  wrapUp: TurnResultSchema.optional(),
+  // A finish reason this version does not know is dropped, not a corrupt result.
+  wrapUp: TurnResultSchema.extend({ finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'error', 'canceled']).optional().catch(undefined) }).optional(),
 });
 
 export const MetricsSchema = z.object({

@@ -1,7 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-
-/** Event types `audit()` reads bodies of; every other event is only counted. */
-export const AUDITED_EVENT_TYPES = ['policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved'] as const;
+import { AUDITED_EVENT_TYPES } from '../audit/build-audit.js';
 
 /**
  * Every statement the SQLite store runs, prepared once when the store opens. Parameters are

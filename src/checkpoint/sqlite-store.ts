@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { buildAudit, finishedTasks } from '../audit/build-audit.js';
+import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../audit/build-audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointEntry } from '../contracts/checkpoint.js';
@@ -18,7 +18,7 @@ import type { ControlChannel } from '../contracts/control.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
 import { SqliteWriteBehind } from './sqlite-write-behind.js';
 import { openDatabase } from './sqlite-schema.js';
-import { AUDITED_EVENT_TYPES, prepareStatements } from './sqlite-statements.js';
+import { prepareStatements } from './sqlite-statements.js';
 import type { SynchronousStore } from './synchronous-store.js';
 
 export interface SqliteStoreOptions {

@@ -1,12 +1,12 @@
-import type { AuditReport, AuditTask } from '../contracts/audit.js';
+import type { AuditCompaction, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from '../contracts/audit.js';
 import { formatForkPoint, type ForkPoint } from '../contracts/fork.js';
 import type { StopBound, StopCondition } from '../contracts/stop.js';
 import { colorReason, formatCount, formatDuration, formatTimestamp, formatUsd, plural, stopMark, type Colors } from './format.js';
 
 /**
  * The stop tree of a run, for people: workflow → tasks → turns, each with its stop reason and
- * detail, the counters at the stop and the bound that fired; then the policy decisions and the
- * `error` events that explain an `error` stop.
+ * detail, the counters at the stop and the bound that fired, a turn's compaction and a task's
+ * wrap-up call; then the policy decisions and the `error` events that explain an `error` stop.
  */
 export function formatAudit(report: AuditReport, colors: Colors): string {
   const lines: string[] = [];
@@ -58,13 +58,40 @@ function taskLines(task: AuditTask, last: boolean, colors: Colors, inProgress?: 
     `${rail}  ${colors.dim(`"${task.description}"`)}`,
     `${rail}  ${colors.dim(`${plural(counters.turns, 'turn')} · ${plural(counters.toolCalls, 'tool call')} · ${formatCount(counters.inputTokens + counters.outputTokens)} tokens · ${formatUsd(counters.costUsd)} · ${formatDuration(counters.runtimeMs)}`)}`,
   ];
-  task.turns.forEach((turn, index) => {
-    const turnBranch = index === task.turns.length - 1 ? '└─' : '├─';
-    const calls = turn.toolCalls.map((call) => (call.isError ? colors.red(`${call.name}✗`) : call.name)).join(', ');
-    const ending = turn.stop === undefined ? '' : `  ${stopText(turn.stop, colors)}`;
-    lines.push(`${rail}  ${turnBranch} turn ${turn.turn}${calls === '' ? '' : `  ${calls}`}${ending}  ${colors.dim(formatDuration(turn.runtimeMs))}`);
-  });
+  // The turns in order, a compaction whose turn has no record where that turn would be, then the wrap-up call.
+  const turns = task.turns.map((turn) => ({ turn: turn.turn, text: turnText(turn, colors) }));
+  const unrecorded = unrecordedCompactions(task).map((compaction) => ({ turn: compaction.turn, text: `before turn ${compaction.turn}  ${compactionText(compaction, colors)}` }));
+  const items = [...turns, ...unrecorded].sort((a, b) => a.turn - b.turn).map((item) => item.text);
+  if (task.wrapUp !== undefined) items.push(wrapUpText(task.wrapUp, colors));
+  items.forEach((text, index) => lines.push(`${rail}  ${index === items.length - 1 ? '└─' : '├─'} ${text}`));
   return lines;
+}
+
+function turnText(turn: AuditTurn, colors: Colors): string {
+  const compaction = turn.compaction === undefined ? '' : `  ${compactionText(turn.compaction, colors)}`;
+  const calls = turn.toolCalls.map((call) => (call.isError ? colors.red(`${call.name}✗`) : call.name)).join(', ');
+  const ending = turn.stop === undefined ? '' : `  ${stopText(turn.stop, colors)}`;
+  return `turn ${turn.turn}${compaction}${calls === '' ? '' : `  ${calls}`}${ending}  ${colors.dim(formatDuration(turn.runtimeMs))}`;
+}
+
+/** `[compacted 14 → 6 messages]`: the transcript was compacted before the turn's model call. */
+function compactionText(compaction: AuditCompaction, colors: Colors): string {
+  if (compaction.outcome === 'compacted') return colors.cyan(`[compacted ${formatCount(compaction.messagesBefore)} → ${plural(compaction.messagesAfter, 'message')}]`);
+  const text = `[compaction ${compaction.outcome}, ${plural(compaction.messagesBefore, 'message')}]`;
+  return compaction.outcome === 'failed' ? colors.red(text) : colors.magenta(text);
+}
+
+/** Compactions of turns the task has no record of (the turn a crash or a checkpoint cut). */
+function unrecordedCompactions(task: AuditTask): readonly AuditCompaction[] {
+  const recorded = new Set(task.turns.map((turn) => turn.turn));
+  return task.compactions.filter((compaction) => !recorded.has(compaction.turn));
+}
+
+/** `wrap-up after turn 5  stop · 42 chars · 30 tokens · $0.0001  5ms`. */
+function wrapUpText(wrapUp: AuditWrapUp, colors: Colors): string {
+  const finish = wrapUp.finishReason === undefined ? '' : wrapUp.finishReason === 'error' ? `${colors.red('error')} · ` : `${wrapUp.finishReason} · `;
+  const tokens = wrapUp.usage.inputTokens + wrapUp.usage.outputTokens;
+  return `wrap-up after turn ${wrapUp.afterTurn}  ${finish}${plural(wrapUp.textLength, 'char')} · ${plural(tokens, 'token')} · ${formatUsd(wrapUp.costUsd)}  ${colors.dim(formatDuration(wrapUp.runtimeMs))}`;
 }
 
 function stopText(stop: StopCondition | undefined, colors: Colors): string {

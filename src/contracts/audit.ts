@@ -1,10 +1,22 @@
 import type { ErrorCode } from './error-codes.js';
-import type { ErrorScope, PolicySubject } from './events.js';
+import type { CompactionOutcome, ErrorScope, PolicySubject } from './events.js';
 import type { TaskCounters } from './events.js';
+import type { WrapUpResult } from './results.js';
 import type { StopBound, StopCondition } from './stop.js';
 import type { Usage } from './usage.js';
 import type { WorkflowMetrics } from './results.js';
 import type { ForkOrigin } from './fork.js';
+
+/** One compaction of a task's transcript (the turn machine's COMPACT state), from its `compaction_end` event. */
+export interface AuditCompaction {
+  readonly at: number;
+  readonly seq: number;
+  /** The turn whose model call it came before. */
+  readonly turn: number;
+  readonly outcome: CompactionOutcome;
+  readonly messagesBefore: number;
+  readonly messagesAfter: number;
+}
 
 /** One turn in the stop tree. */
 export interface AuditTurn {
@@ -12,6 +24,24 @@ export interface AuditTurn {
   readonly stop?: StopCondition;
   readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly isError: boolean }[];
   readonly usage: Usage;
+  readonly runtimeMs: number;
+  /** The compaction before this turn's model call, when the compactor had work. */
+  readonly compaction?: AuditCompaction;
+}
+
+/**
+ * The wrap-up call (`wrapUpOnBound`, the turn machine's WRAP_UP state): the task's stop was
+ * followed by one more model call, without tools, for its best answer. Not a turn.
+ */
+export interface AuditWrapUp {
+  /** The turn whose stop it followed. */
+  readonly afterTurn: number;
+  /** Absent for a result stored before it was recorded. */
+  readonly finishReason?: WrapUpResult['finishReason'];
+  /** Characters of its answer (0 when it failed or was cut); the answer is the task's output. */
+  readonly textLength: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
   readonly runtimeMs: number;
 }
 
@@ -24,6 +54,9 @@ export interface AuditTask {
   readonly counters: TaskCounters;
   readonly bound?: StopBound;
   readonly turns: readonly AuditTurn[];
+  /** Every compaction of the task, in turn order (the same ones as on its turns, plus one whose turn has no record). */
+  readonly compactions: readonly AuditCompaction[];
+  readonly wrapUp?: AuditWrapUp;
 }
 
 /**
@@ -36,6 +69,8 @@ export interface AuditActiveTask {
   readonly description: string;
   readonly counters: TaskCounters;
   readonly turns: readonly AuditTurn[];
+  /** Compactions so far, the turn running at the checkpoint (or the crash) included. */
+  readonly compactions: readonly AuditCompaction[];
 }
 
 export interface AuditPolicyDecision {

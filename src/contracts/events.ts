@@ -30,6 +30,9 @@ interface TurnScoped extends TaskScoped {
 
 export type PolicySubject = 'task' | 'tool';
 
+/** How a compaction (the turn machine's COMPACT state) ended. */
+export type CompactionOutcome = 'compacted' | 'failed' | 'canceled';
+
 /**
  * Every event the kernel emits, before the sink stamps `runId`, `seq` and `at`.
  * Event names pair as start/update/end; tool events pair by `toolCallId`.
@@ -49,6 +52,19 @@ export type KernelEventBody =
   | ({ readonly type: 'task_end'; readonly stop: StopCondition; readonly counters: TaskCounters } & TaskScoped)
   | ({ readonly type: 'turn_start' } & TurnScoped)
   | ({ readonly type: 'turn_end'; readonly result: TurnResult } & TurnScoped)
+  | ({
+      readonly type: 'compaction_start';
+      /** Messages in the transcript handed to `compactor.compact`. */
+      readonly messagesBefore: number;
+    } & TurnScoped)
+  | ({
+      readonly type: 'compaction_end';
+      /** `compacted`: the turn goes on with the new transcript; `failed`: `compact` threw (an `error` event follows, the task ends `error`); `canceled`: the task stopped while it ran. */
+      readonly outcome: CompactionOutcome;
+      readonly messagesBefore: number;
+      /** Messages in the transcript the turn goes on with (`messagesBefore` unless compacted). */
+      readonly messagesAfter: number;
+    } & TurnScoped)
   | ({ readonly type: 'message_start'; readonly wrapUp: boolean } & TurnScoped)
   | ({ readonly type: 'message_update'; readonly delta: string } & TurnScoped)
   | ({

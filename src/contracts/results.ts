@@ -1,3 +1,4 @@
+import type { FinishReason } from './model.js';
 import type { StopCondition } from './stop.js';
 import type { Usage } from './usage.js';
 
@@ -37,7 +38,16 @@ export interface TaskResult {
   readonly costUsd: number;
   readonly runtimeMs: number;
   /** The extra tool-less call made by `wrapUpOnBound`; recorded, not counted as a turn. */
-  readonly wrapUp?: TurnResult;
+  readonly wrapUp?: WrapUpResult;
+}
+
+/** The wrap-up call: numbered like the turn it followed. */
+export interface WrapUpResult extends TurnResult {
+  /**
+   * How the call ended: the model's finish reason, `error` when it failed (its `error` event says
+   * why), `canceled` when the task stopped during it. Absent in results stored before it was recorded.
+   */
+  readonly finishReason?: FinishReason | 'error' | 'canceled';
 }
 
 export interface WorkflowMetrics {

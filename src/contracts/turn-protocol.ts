@@ -7,7 +7,7 @@ import type { ErrorScope } from './events.js';
 import type { Message } from './messages.js';
 import type { ModelResponse, ModelResult } from './model.js';
 import type { DeliveryMode, MessageQueues, QueuedMessage, QueueName } from './queues.js';
-import type { TaskResult, TurnResult } from './results.js';
+import type { TaskResult, TurnResult, WrapUpResult } from './results.js';
 import type { StopCondition } from './stop.js';
 import type { ToolResult } from './tool.js';
 import type { Usage } from './usage.js';
@@ -139,7 +139,7 @@ export interface TurnContext {
   readonly current: CurrentTurn;
   readonly resumePoint: TaskResumePoint;
   readonly stop: StopCondition | undefined;
-  readonly wrapUp: TurnResult | undefined;
+  readonly wrapUp: WrapUpResult | undefined;
   /** The compactor actor exists: spawned the first time COMPACT was entered, kept for the rest of the task. */
   readonly compactorSpawned: boolean;
 }

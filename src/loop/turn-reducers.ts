@@ -5,7 +5,7 @@
 import type { Message, ToolMessage } from '../contracts/messages.js';
 import type { ModelResult } from '../contracts/model.js';
 import { clearQueue, enqueue, type MessageQueues, type QueuedMessage, type QueueName } from '../contracts/queues.js';
-import type { TaskResult, TurnResult, TurnToolCall } from '../contracts/results.js';
+import type { TaskResult, TurnResult, TurnToolCall, WrapUpResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { CurrentTurn, InnerStopState, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
@@ -224,7 +224,7 @@ export function recordWrapUp(context: TurnContext, result: ModelResult, at: numb
   // A failed wrap-up call does not change how the task stopped; it only leaves no answer.
   const recorded = recordModelResult(context, result, at);
   const withResult = { ...context, ...recorded };
-  return { ...recorded, wrapUp: turnResult(withResult, at, undefined) };
+  return { ...recorded, wrapUp: { ...turnResult(withResult, at, undefined), finishReason: result.type === 'response' ? result.finishReason : 'error' } };
 }
 
 /** DONE: close a turn cut mid-way, then build the task result. */
@@ -233,7 +233,10 @@ export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutp
   const unfinished = context.turns.length < context.turn && !context.current.wrapUp;
   const turns = unfinished ? [...context.turns, turnResult(context, stop.at, stop)] : context.turns;
   const last = turns[turns.length - 1];
-  const wrapUpText = context.wrapUp?.assistantText;
+  // A stop during the wrap-up call (cancel, deadline) leaves it unanswered: recorded as `canceled`.
+  const wrapUp: WrapUpResult | undefined =
+    context.wrapUp ?? (context.current.wrapUp ? { ...turnResult(context, stop.at, undefined), finishReason: 'canceled' } : undefined);
+  const wrapUpText = wrapUp?.assistantText;
   const result: TaskResult = {
     taskId: context.task.id,
     index: context.task.index,
@@ -246,7 +249,7 @@ export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutp
     usage: context.usage,
     costUsd: context.costUsd,
     runtimeMs: context.frame.elapsedBeforeMs + Math.max(0, stop.at - context.frame.startedAt),
-    ...(context.wrapUp === undefined ? {} : { wrapUp: context.wrapUp }),
+    ...(wrapUp === undefined ? {} : { wrapUp }),
   };
   // A task parked for approval resumes at ACT with the same calls; any other stop re-runs its
   // unfinished turn from the last completed one.

@@ -151,6 +151,16 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         tool.span.end(event.at);
         return;
       }
+      case 'compaction_end': {
+        const task = tasks.get(event.taskId);
+        if (task === undefined) return;
+        task.span.addEvent(
+          'dualloop.compaction',
+          { turn: event.turn, outcome: event.outcome, messages_before: event.messagesBefore, messages_after: event.messagesAfter },
+          event.at,
+        );
+        return;
+      }
       case 'policy_decision': {
         const span = (event.toolCallId === undefined ? undefined : tools.get(event.toolCallId)?.span) ?? tasks.get(event.taskId)?.span ?? root;
         span.addEvent('dualloop.policy_decision', { decision: event.decision, reason: content(event.reason), subject: event.subject }, event.at);

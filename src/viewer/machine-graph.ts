@@ -14,6 +14,7 @@ interface StateNodeView {
   readonly always: readonly TransitionView[] | undefined;
   readonly invoke: readonly { readonly id: string; readonly src: unknown }[];
   readonly entry: readonly unknown[];
+  readonly exit: readonly unknown[];
 }
 
 interface TransitionView {
@@ -44,6 +45,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
         initial: parent.initial?.target.includes(node) ?? false,
         invokes: invokedActors(node),
         entry: actionNames(node.entry),
+        exit: actionNames(node.exit),
       });
     }
     const transitions = [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
@@ -91,8 +93,9 @@ export function actionNames(actions: readonly unknown[]): string[] {
   for (const action of actions) {
     if (typeof action === 'string') names.push(action);
     else if (typeof action === 'function') {
-      const { type, id } = action as { type?: unknown; id?: unknown };
-      if (typeof id === 'string' && id.startsWith('xstate.after.')) continue;
+      const { type, id, sendId } = action as { type?: unknown; id?: unknown; sendId?: unknown };
+      // A delayed transition's timer: started on entry (`id`), canceled on exit (`sendId`).
+      if ([id, sendId].some((value) => typeof value === 'string' && value.startsWith('xstate.after.'))) continue;
       names.push(`inline ${typeof type === 'string' ? type.replace(/^xstate\./, '') : 'function'}`);
     } else if (typeof action === 'object' && action !== null && typeof (action as { type?: unknown }).type === 'string') names.push((action as { type: string }).type);
   }

@@ -6,7 +6,7 @@ const INDENT = '    ';
 /**
  * A machine as a Mermaid `stateDiagram-v2`, from its graph (src/viewer/machine-graph.ts). States
  * are named by their keys (the machines' keys are unique, which this checks) and described by
- * their entry actions; one arrow per transition label; transitions declared on the root become a
+ * their entry and exit actions; one arrow per transition label; transitions declared on the root become a
  * note: they apply from any state.
  */
 export function toMermaid(graph: MachineGraph): string {
@@ -24,7 +24,10 @@ export function toMermaid(graph: MachineGraph): string {
     const pad = INDENT.repeat(depth);
     const children = graph.nodes.filter((node) => node.parent === parent);
     for (const node of children.filter((child) => child.initial)) lines.push(`${pad}[*] --> ${node.key}`);
-    for (const node of children.filter((child) => child.entry.length > 0)) lines.push(`${pad}${node.key} : entry / ${node.entry.join(', ')}`);
+    for (const node of children) {
+      if (node.entry.length > 0) lines.push(`${pad}${node.key} : entry / ${node.entry.join(', ')}`);
+      if (node.exit.length > 0) lines.push(`${pad}${node.key} : exit / ${node.exit.join(', ')}`);
+    }
     for (const node of children.filter((child) => child.type === 'compound' || child.type === 'parallel')) {
       lines.push(`${pad}state ${node.key} {`);
       block(node.path, depth + 1);
@@ -52,20 +55,25 @@ export function toMermaid(graph: MachineGraph): string {
 
 /** docs/diagrams.md: both machines as Mermaid, with what each state invokes. */
 export function diagramsMarkdown(graphs: MachineGraphs): string {
-  const section = (title: string, source: string, graph: MachineGraph) => [
-    `## ${title}`,
-    '',
-    `From \`${source}\` (machine id \`${graph.id}\`).${graph.entry.length === 0 ? '' : ` On start it runs ${graph.entry.map((name) => `\`${name}\``).join(', ')}.`}${graph.invokes.length === 0 ? '' : ` The machine itself invokes ${graph.invokes.map(actorText).join(', ')}: they live as long as it does.`}`,
-    '',
-    '```mermaid',
-    toMermaid(graph),
-    '```',
-    '',
-    '| state | type | on entry | invokes |',
-    '|---|---|---|---|',
-    ...graph.nodes.map((node) => `| \`${node.path}\` | ${stateType(node)} | ${node.entry.map((name) => `\`${name}\``).join(', ')} | ${node.invokes.map(actorText).join(', ')} |`),
-    '',
-  ];
+  const names = (actions: readonly string[]) => actions.map((name) => `\`${name}\``).join(', ');
+  const section = (title: string, source: string, graph: MachineGraph) => {
+    // The exit column appears only for a machine that has exit actions.
+    const exits = graph.nodes.some((node) => node.exit.length > 0);
+    return [
+      `## ${title}`,
+      '',
+      `From \`${source}\` (machine id \`${graph.id}\`).${graph.entry.length === 0 ? '' : ` On start it runs ${names(graph.entry)}.`}${graph.invokes.length === 0 ? '' : ` The machine itself invokes ${graph.invokes.map(actorText).join(', ')}: they live as long as it does.`}`,
+      '',
+      '```mermaid',
+      toMermaid(graph),
+      '```',
+      '',
+      exits ? '| state | type | on entry | on exit | invokes |' : '| state | type | on entry | invokes |',
+      exits ? '|---|---|---|---|---|' : '|---|---|---|---|',
+      ...graph.nodes.map((node) => `| \`${node.path}\` | ${stateType(node)} | ${names(node.entry)} | ${exits ? `${names(node.exit)} | ` : ''}${node.invokes.map(actorText).join(', ')} |`),
+      '',
+    ];
+  };
   return [
     '# The two machines',
     '',
@@ -77,7 +85,8 @@ export function diagramsMarkdown(graphs: MachineGraphs): string {
     'A label reads `event (guard) / actions`: `X done` / `X error` are the invoked actor `X` answering or',
     'failing, `after X` a delayed transition, `always` an eventless one; `(name)` is the named guard that',
     'decides the transition (`(guarded)` an inline one), and the names after `/` the actions it runs, in',
-    'order. A state\'s `entry /` line lists what it does when entered. Every guard and action is named in',
+    'order. A state\'s `entry /` line lists what it does when entered, its `exit /` line what it does when',
+    'left (whichever transition leaves it, a stop from any state included). Every guard and action is named in',
     'the machine\'s `setup()`, so these names are the spec. Notes list the transitions declared on the',
     'machine itself: they apply from any state. The local viewer (`dualloop view`, docs/viewer.md) draws',
     'the same graphs, with the events and guards (the actions are left out there to keep it legible).',

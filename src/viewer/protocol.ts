@@ -22,6 +22,8 @@ export interface GraphNode {
   readonly invokes: readonly InvokedActor[];
   /** The actions the state runs when it is entered, by name. */
   readonly entry: readonly string[];
+  /** The actions the state runs when it is left, whichever transition leaves it, by name. */
+  readonly exit: readonly string[];
 }
 
 /** An invoked actor: its id (events name it: `task done`) and the logic it runs. */

@@ -11,7 +11,8 @@ import { useTempDir } from '../store/temp-dir.js';
  * the run is. One task of 1,000 turns, every turn the same size (fixed-width tool call ids and
  * arguments), the default compactor rewriting the transcript every turn after the 21st: the
  * bytes turn 1,000 appends equal turn 10's within the size of the turn's own messages (the
- * compactor's note being one of them), and turn 30's up to the digits of the counters.
+ * compactor's note being one of them) and of its compaction's events, and turn 30's up to the
+ * digits of the counters.
  */
 
 const directory = useTempDir('dualloop-append-');
@@ -56,9 +57,9 @@ function ownMessagesBytes(turn: number): number {
  * Turn 1,000 (and 30) also carries the compactor's note, a message of that turn; past that, only
  * the counters' digits differ: turn 30 and turn 1,000, both compacted, are within a few bytes.
  */
-async function expectSameSize(bytesAt: (turn: number) => number | Promise<number>): Promise<void> {
+async function expectSameSize(bytesAt: (turn: number) => number | Promise<number>, compactionEventBytes = 0): Promise<void> {
   const [at10, at30, at1000] = [await bytesAt(10), await bytesAt(30), await bytesAt(TURNS)];
-  expect(Math.abs(at1000 - at10)).toBeLessThanOrEqual(ownMessagesBytes(TURNS));
+  expect(Math.abs(at1000 - at10)).toBeLessThanOrEqual(ownMessagesBytes(TURNS) + compactionEventBytes);
   expect(Math.abs(at1000 - at30)).toBeLessThan(64);
 }
 
@@ -93,8 +94,14 @@ describe('what a turn appends (checkpoint format 2)', () => {
       expect([entry, events, tools].every((part) => part > 0)).toBe(true);
       return entry + results + events + tools;
     };
+    // A compacting turn (turn 1,000; not turn 10) also logs its compaction's two events (ADR/0233).
+    const compaction = Number(
+      (database.prepare("SELECT sum(length(CAST(body AS BLOB))) AS bytes FROM events WHERE type IN ('compaction_start', 'compaction_end') AND json_extract(body, '$.turn') = ?").get(TURNS) as { bytes: number | null }).bytes ?? 0,
+    );
     try {
-      await expectSameSize(rowBytes);
+      expect(compaction).toBeGreaterThan(0);
+      expect(compaction).toBeLessThan(400);
+      await expectSameSize(rowBytes, compaction);
     } finally {
       database.close();
     }

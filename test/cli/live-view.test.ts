@@ -1,7 +1,9 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { calculatorTool, createKernel, DEFAULT_BOUNDS } from 'dualloop';
+import { calculatorTool, createKernel, DEFAULT_BOUNDS, type Message, type Model } from 'dualloop';
 import { collectRun, scriptedModel } from 'dualloop/testing';
+import { createLiveView } from '../../src/cli/live-view/live-view.js';
+import { pausePoints } from '../viewer/pause-points.js';
 import { initialProgress, reduceProgress, runTotals, taskTotal } from '../../src/cli/live-view/progress-model.js';
 import { formatStateValue, renderProgress, renderTaskEnd } from '../../src/cli/live-view/render-progress.js';
 
@@ -86,5 +88,56 @@ describe('the live view model', () => {
   it('writes nested machine states as dotted paths', () => {
     expect(formatStateValue({ TASK_SELECT: 'GATE' })).toBe('TASK_SELECT.GATE');
     expect(formatStateValue('DONE')).toBe('DONE');
+  });
+});
+
+describe('the live view while a task compacts or wraps up', () => {
+  it('shows COMPACT while the compactor runs and WRAP_UP during the wrap-up call, from the actors’ snapshots', async () => {
+    const pauses = pausePoints();
+    const wrapUpAsked = (messages: readonly Message[]) => {
+      const last = messages.at(-1);
+      return last?.role === 'user' && last.source === 'wrap_up';
+    };
+    const model: Model = {
+      provider: 'test',
+      modelId: 'pausing',
+      async call({ messages }) {
+        const usage = { inputTokens: 1, outputTokens: 1 };
+        if (!wrapUpAsked(messages)) return { type: 'response', text: '', toolCalls: [{ id: `c${messages.length}`, name: 'calculator', args: { expression: '1 + 1' } }], usage, costUsd: 0, finishReason: 'tool_calls' };
+        await pauses.enter('wrap-up');
+        return { type: 'response', text: 'best so far', toolCalls: [], usage, costUsd: 0, finishReason: 'stop' };
+      },
+    };
+    const compactor = { shouldCompact: (_messages: readonly Message[], { turn }: { turn: number }) => turn === 2, compact: (messages: readonly Message[]) => pauses.enter('compactor').then(() => messages) };
+    const tasks = ['keep calculating'];
+    const run = createKernel({ model, tools: [calculatorTool()], compactor, wrapUpOnBound: true, bounds: { inner: { maxTurns: 2 } } }).start(tasks);
+    let written = '';
+    const stream = { write: (chunk: string) => ((written += chunk), true), columns: 120, rows: 40, isTTY: false, on: () => stream, off: () => stream, once: () => stream } as unknown as NodeJS.WriteStream;
+    const view = createLiveView({
+      stream,
+      colors: plain,
+      name: 'demo',
+      runId: run.runId,
+      actor: run.actor,
+      tasks: [{ id: 'task-1', index: 0, description: tasks[0]!, bounds: { ...DEFAULT_BOUNDS.inner, maxTurns: 2 } }],
+      outer: DEFAULT_BOUNDS.outer,
+      refreshMs: 3_600_000,
+    });
+    const consumed = (async () => {
+      for await (const event of run) view.onEvent(event);
+    })();
+    const seen: string[] = [];
+    for (const expected of ['compactor', 'wrap-up']) {
+      expect(await pauses.next()).toBe(expected);
+      written = '';
+      view.note(`paused at the ${expected}`);
+      seen.push(/state {2}(\S+ › \S+)/.exec(written)?.[1] ?? written);
+      pauses.release();
+    }
+    const result = await run.result;
+    await consumed;
+    view.finish(result);
+    expect(seen).toEqual(['TASK_EXECUTE › COMPACT', 'TASK_EXECUTE › WRAP_UP']);
+    expect(result.tasks[0]?.wrapUp?.finishReason).toBe('stop');
   });
 });

@@ -44,7 +44,8 @@ describe('dualloop runs and audit', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('workflow  max_turns — task "task-1" stopped: turn 5 reached maxTurns=5  [maxTurns 5/5]');
     expect(text.stdout).toContain('└─ ■ task 1 task-1  max_turns');
-    expect(text.stdout).toMatch(/└─ turn 5 {2}calculator {2}max_turns/);
+    // wrapUpOnBound: the wrap-up call follows the last turn.
+    expect(text.stdout).toMatch(/├─ turn 5 {2}calculator {2}max_turns/);
   });
 
   it('exits 64 for an unknown run or a missing store; runs on a missing store lists nothing', async () => {

@@ -114,8 +114,16 @@ describe('the turn machine (model-based)', () => {
 
   it('records the wrap-up answer only after a count bound, when wrapUpOnBound is on', () => {
     const wrapped = outputs.filter((output) => output!.result.wrapUp !== undefined);
-    const reasons = new Set(wrapped.map((output) => output!.result.stop.reason));
-    expect([...reasons].sort()).toEqual(['loop_detected', 'max_tool_calls', 'max_turns']);
+    const countBounds = ['loop_detected', 'max_tool_calls', 'max_turns'];
+    // The last turn's stop is the bound the wrap-up followed; the task keeps it unless a stop cut the call.
+    const bounds = new Set(wrapped.map((output) => output!.result.turns.at(-1)?.stop?.reason));
+    expect([...bounds].sort()).toEqual(countBounds);
+    const answered = wrapped.filter((output) => output!.result.wrapUp!.finishReason !== 'canceled');
+    expect([...new Set(answered.map((output) => output!.result.stop.reason))].sort()).toEqual(countBounds);
+    for (const output of wrapped.filter((candidate) => candidate!.result.wrapUp!.finishReason === 'canceled')) {
+      expect(['context_canceled', 'max_runtime', 'error']).toContain(output!.result.stop.reason);
+      expect(output!.result.wrapUp!.assistantText).toBe('');
+    }
     for (const output of wrapped) expect(output!.result.turnCount).toBeLessThanOrEqual(TURN_BOUNDS.maxTurns);
   });
 });

@@ -156,3 +156,8 @@ export function policyEvent(runId: string, seq: number, decision: 'allow' | 'den
 export function workflowResult(runId: string, reason: StopReason = 'goal_achieved', tasks: readonly TaskResult[] = [taskResult(0), taskResult(1)]): WorkflowResult {
   return { runId, stop: stop(reason), tasks, metrics: { ...METRICS, workflowSteps: tasks.length } };
 }
+
+/** A `compaction_end` of task `taskIndex`'s turn `turn`. */
+export function compactionEvent(runId: string, seq: number, taskIndex: number, turn: number, messages: [before: number, after: number], outcome: 'compacted' | 'failed' | 'canceled' = 'compacted'): KernelEvent {
+  return { type: 'compaction_end', taskId: `task-${taskIndex + 1}`, taskIndex, turn, outcome, messagesBefore: messages[0], messagesAfter: messages[1], runId, seq, at: T0 + seq };
+}

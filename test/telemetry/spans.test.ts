@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createKernel, defineTool, memoryStore, runWorkflow, type KernelEvent, type KernelOptions } from 'dualloop';
+import { createKernel, defineTool, memoryStore, runWorkflow, type KernelEvent, type KernelOptions, type Message } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
 
 /*
@@ -150,6 +150,16 @@ describe('OpenTelemetry spans', () => {
     expect(second.parentSpanContext?.spanId).toBe(firstRoot?.spanContext().spanId);
     expect(second.links[0]?.context.spanId).toBe(firstRoot?.spanContext().spanId);
     expect(second.attributes).toMatchObject({ 'dualloop.resumed': true, 'dualloop.stop.reason': 'goal_achieved' });
+  });
+
+  it('adds each compaction to its task span as a dualloop.compaction event', async () => {
+    const model = scriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'three' }]);
+    const compactor = { shouldCompact: (_messages: unknown, { turn }: { turn: number }) => turn === 2, compact: (messages: readonly Message[]) => messages.slice(0, 1) };
+    await run({ model, tools: [add], tasks: ['add'], compactor });
+    const [task] = named('invoke_agent');
+    expect(task?.events.filter((event) => event.name === 'dualloop.compaction').map((event) => event.attributes)).toEqual([
+      { turn: 2, outcome: 'compacted', messages_before: 3, messages_after: 1 },
+    ]);
   });
 
   it('sets gen_ai.response.model when the model reports which model answered', async () => {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { createKernel, defineTool, type KernelOptions, type Message } from 'dualloop';
+import { createKernel, defineTool, memoryStore, type KernelOptions, type Message } from 'dualloop';
 import { collectRun, scriptedModel, type ScriptStep } from 'dualloop/testing';
+import { waitForEvent } from '../support/kernel-fixtures.js';
 
 const search = defineTool({ name: 'search', description: 'searches', parameters: z.object({ q: z.string() }), execute: ({ q }) => `results for ${q}` });
 
@@ -77,5 +78,40 @@ describe('wrapUpOnBound', () => {
     expect(model.calls).toHaveLength(2);
     expect(task.stop.reason).toBe('max_turns');
     expect(task.output).toBe('partial');
+    expect(task.wrapUp).toMatchObject({ turn: 1, assistantText: '', finishReason: 'error' });
+  });
+});
+
+describe('the wrap-up call in the audit', () => {
+  it('follows the stop: after which turn, how it finished, the length of its answer, its usage; not a turn', async () => {
+    const store = memoryStore();
+    const model = searcher((index) => ({ toolCalls: [{ name: 'search', args: { q: `q${index}` } }], usage: { inputTokens: 5, outputTokens: 1 } }));
+    const { task } = await runWith({ wrapUpOnBound: true, bounds: { inner: { maxTurns: 2 } }, store }, model);
+    expect(task.wrapUp).toMatchObject({ turn: 2, finishReason: 'stop' });
+
+    const runId = (await store.listRuns())[0]!.runId;
+    const audited = (await store.audit(runId))!.tasks[0]!;
+    expect(audited.stop.reason).toBe('max_turns');
+    expect(audited.turns.map((turn) => turn.turn)).toEqual([1, 2]);
+    expect(audited.wrapUp).toEqual({
+      afterTurn: 2,
+      finishReason: 'stop',
+      textLength: 'best answer so far'.length,
+      usage: task.wrapUp!.usage,
+      costUsd: task.wrapUp!.costUsd,
+      runtimeMs: task.wrapUp!.runtimeMs,
+    });
+  });
+
+  it('records a wrap-up call cut by a cancel as canceled, with no answer', async () => {
+    const store = memoryStore();
+    const model = scriptedModel(({ messages }) => (askedToWrapUp(messages) ? { text: 'never', delayMs: 60_000 } : { toolCalls: [{ name: 'search', args: { q: 'x' } }] }));
+    const run = createKernel({ model, tools: [search], store, wrapUpOnBound: true, bounds: { inner: { maxTurns: 1 } } }).start(['research'], { runId: 'wrap-up-canceled' });
+    await waitForEvent(run, (event) => event.type === 'message_start' && event.wrapUp);
+    run.abort('operator stop');
+    const task = (await run.result).tasks[0]!;
+    expect(task.stop.reason).toBe('context_canceled');
+    expect(task.wrapUp).toMatchObject({ turn: 1, assistantText: '', finishReason: 'canceled' });
+    expect((await store.audit('wrap-up-canceled'))?.tasks[0]?.wrapUp).toMatchObject({ afterTurn: 1, finishReason: 'canceled', textLength: 0 });
   });
 });

@@ -96,6 +96,63 @@ describe('active states from events', () => {
     expect((await run.result).tasks[0]!.wrapUp?.assistantText).toBe('best so far');
   });
 
+  it('shows the compaction as COMPACT, as the turn machine is, then PLAN; a failed one goes to CHECK_STOP', async () => {
+    const pauses = pausePoints();
+    const store = memoryStore();
+    const slow = defineTool({ name: 'slow', description: 'Answers at once.', parameters: z.object({ id: z.string() }), execute: async () => 'ok' });
+    let compactions = 0;
+    const kernel = createKernel({
+      model: pausingModel(pauses, [toolCall('a'), toolCall('b'), answer('done')]),
+      tools: [slow],
+      store,
+      compactor: {
+        shouldCompact: (_messages, { turn }) => turn >= 2,
+        compact: async (messages) => {
+          await pauses.enter('compactor');
+          compactions += 1;
+          if (compactions === 2) throw new Error('summariser down');
+          return messages;
+        },
+      },
+    });
+    const run = kernel.start(['compacting task'], { runId: 'states-compact' });
+    const turnStates: string[] = [];
+    const finished = run.result.then(() => 'finished');
+    while ((await Promise.race([pauses.next(), finished])) !== 'finished') {
+      const child = run.actor.getSnapshot().children.task?.getSnapshot();
+      const events = await store.readEvents('states-compact');
+      expect(activeStatesAt(events, events.length).turn).toBe(statePath(child!.value));
+      turnStates.push(statePath(child!.value));
+      pauses.release();
+    }
+    // Turn 1: the model call. Turn 2: compaction, model call. Turn 3: a compaction that fails.
+    expect(turnStates).toEqual(['PLAN', 'COMPACT', 'PLAN', 'COMPACT']);
+    expect((await run.result).stop.reason).toBe('error');
+    const events = await store.readEvents('states-compact');
+    const ends = events.flatMap((event, index) => (event.type === 'compaction_end' ? [index + 1] : []));
+    expect(ends.map((count) => activeStatesAt(events, count).turn)).toEqual(['PLAN', 'CHECK_STOP']);
+  });
+
+  it('shows DONE after a compaction the task’s stop cut short', async () => {
+    const pauses = pausePoints();
+    const store = memoryStore();
+    const kernel = createKernel({
+      model: pausingModel(pauses, [answer('never asked')]),
+      store,
+      compactor: { shouldCompact: () => true, compact: (messages) => pauses.enter('compactor').then(() => messages) },
+    });
+    const run = kernel.start(['canceled while compacting'], { runId: 'states-compact-cut' });
+    expect(await pauses.next()).toBe('compactor');
+    run.abort('operator stop');
+    await run.result;
+    const events = await store.readEvents('states-compact-cut');
+    const end = events.findIndex((event) => event.type === 'compaction_end');
+    expect(events[end]).toMatchObject({ outcome: 'canceled' });
+    expect(activeStatesAt(events, end).turn).toBe('COMPACT');
+    expect(activeStatesAt(events, end + 1).turn).toBe('DONE');
+    pauses.release();
+  });
+
   it('moves back when fewer events are applied (replay)', async () => {
     const pauses = pausePoints();
     const store = memoryStore();

@@ -54,6 +54,7 @@ describe('machineGraph', () => {
     expect(workflow.edges).toContainEqual({ source: '', target: 'DONE', labels: ['ABORT (idle)', 'after sessionDeadline (idle)'], actions: [['stopOnAbort'], ['stopAtSessionDeadline']] });
     expect(workflow.nodes.find((node) => node.path === 'TASK_EXECUTE')?.invokes).toEqual([{ id: 'task', src: 'taskLoop' }]);
     expect(turn.nodes.find((node) => node.path === 'OBSERVE')?.entry).toEqual(['observeToolResults']);
+    expect(turn.nodes.find((node) => node.path === 'COMPACT')?.exit).toEqual(['reportCompactionEnd']);
     expect(turn.edges).toContainEqual({ source: 'TURN_INIT', target: 'COMPACT', labels: ['always (needsCompaction)'], actions: [[]] });
     expect(turn.edges).toContainEqual({ source: 'CHECK_STOP', target: 'WRAP_UP', labels: ['STOP_DECIDED (wrapUpDue)'], actions: [['closeTurn']] });
   });
@@ -64,6 +65,7 @@ describe('machineGraph', () => {
     expect(chart).toContain('ACT --> OBSERVE : TOOLS_DONE');
     expect(chart).toContain('OBSERVE : entry / observeToolResults');
     expect(chart).toContain('WRAP_UP : entry / beginWrapUp, callModel');
+    expect(chart).toContain('COMPACT : entry / requestCompaction\n    COMPACT : exit / reportCompactionEnd');
     expect(chart).toContain('        CANCEL / stopOnCancel');
   });
 
@@ -76,6 +78,7 @@ describe('machineGraph', () => {
     const graph = machineGraph(machine);
     expect(graph.edges).toContainEqual({ source: 'A', target: 'B', labels: ['GO (guarded)', 'after 10'], actions: [['inline assign'], []] });
     expect(graph.nodes.find((node) => node.path === 'A')?.entry).toEqual([]);
+    expect(graph.nodes.find((node) => node.path === 'A')?.exit).toEqual([]);
     expect(graph.nodes.find((node) => node.path === 'B')?.entry).toEqual(['named']);
   });
 

@@ -4,6 +4,7 @@ import { describeIssues } from '../../checkpoint/progress-schema.js';
 import { MessageSchema } from '../../contracts/message-schema.js';
 import type { CompactionCheck, CompactRequest, TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
+import type { Message } from '../../contracts/messages.js';
 import type { TurnCheckpoint, TurnContext } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
 import { TASK_STOPPED } from '../abort-reasons.js';

@@ -16,11 +16,11 @@ export const INITIAL_STATES: ActiveStates = { workflow: 'INIT', turn: undefined 
  * Folds one event into the machines' states. Pure; the same fold serves a live run, a run tailed
  * from a store in another process and a replay (ADR/0081). Every state the kernel can wait in
  * has an event that enters it: `task_start` (TASK_EXECUTE, from its entry action),
- * `message_start` (PLAN, or WRAP_UP for the wrap-up call), the tool events (ACT), the gate's `policy_decision`
- * (TASK_SELECT.GATE), `task_end` (CHECKPOINT) and the task `checkpoint_saved` (NEXT_TASK);
- * test/viewer/active-states.test.ts checks the fold against the actors' snapshots at those waits.
- * States the machines pass through within one step (INIT, OBSERVE, NEXT_TURN) are not shown, nor
- * COMPACT, which no event marks: a run compacting shows TURN_INIT (docs/viewer.md).
+ * `compaction_start` (COMPACT), `message_start` (PLAN, or WRAP_UP for the wrap-up call), the tool
+ * events (ACT), the gate's `policy_decision` (TASK_SELECT.GATE), `task_end` (CHECKPOINT) and the task
+ * `checkpoint_saved` (NEXT_TASK); test/viewer/active-states.test.ts checks the fold against the
+ * actors' snapshots at those waits. States the machines pass through within one step (INIT,
+ * OBSERVE, NEXT_TURN) are not shown (docs/viewer.md).
  */
 export function reduceActiveStates(states: ActiveStates, event: KernelEvent): ActiveStates {
   switch (event.type) {
@@ -36,6 +36,10 @@ export function reduceActiveStates(states: ActiveStates, event: KernelEvent): Ac
       return { workflow: 'TASK_EXECUTE', turn: 'TURN_INIT' };
     case 'turn_start':
       return { ...states, turn: 'TURN_INIT' };
+    case 'compaction_start':
+      return { ...states, turn: 'COMPACT' };
+    case 'compaction_end':
+      return { ...states, turn: COMPACTION_NEXT[event.outcome] };
     case 'message_start':
       return { ...states, turn: event.wrapUp ? 'WRAP_UP' : 'PLAN' };
     case 'message_end':
@@ -56,6 +60,13 @@ export function reduceActiveStates(states: ActiveStates, event: KernelEvent): Ac
       return states;
   }
 }
+
+/** Where COMPACT goes: the model call, CHECK_STOP (which ends the task `error`), or the task's end. */
+const COMPACTION_NEXT: Readonly<Record<Extract<KernelEvent, { type: 'compaction_end' }>['outcome'], string>> = {
+  compacted: 'PLAN',
+  failed: 'CHECK_STOP',
+  canceled: 'DONE',
+};
 
 function afterModelCall(states: ActiveStates, event: Extract<KernelEvent, { type: 'message_end' }>): string {
   if (event.finishReason === 'canceled' || states.turn === 'WRAP_UP') return 'DONE';

@@ -66,6 +66,11 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
       return event.result.stop === undefined
         ? plain(`turn ${event.turn} ended`)
         : { summary: `turn ${event.turn} ended: ${event.result.stop.reason}`, tone: 'stop', details: [{ label: 'stop', value: event.result.stop }] };
+    case 'compaction_start':
+      return plain(`compacting the transcript (${plural(event.messagesBefore, 'message')})`);
+    case 'compaction_end':
+      if (event.outcome === 'compacted') return plain(`compacted ${event.messagesBefore} → ${plural(event.messagesAfter, 'message')}`);
+      return { summary: `compaction ${event.outcome}`, tone: event.outcome === 'failed' ? 'error' : 'stop', details: [] };
     case 'message_start':
       return plain(event.wrapUp ? 'wrap-up model call' : 'model call');
     case 'message_end': {
@@ -110,4 +115,8 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
     case 'tool_execution_update':
       return plain(event.type);
   }
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

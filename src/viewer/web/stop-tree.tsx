@@ -1,8 +1,8 @@
-import type { AuditReport, AuditTask } from '../../contracts/audit.js';
+import type { AuditCompaction, AuditReport, AuditTask, AuditWrapUp } from '../../contracts/audit.js';
 import type { StopBound, StopCondition } from '../../contracts/stop.js';
 import { formatDuration, formatGaugeValue } from '../model/gauges.js';
 
-/** The run's stop tree, the content of `dualloop audit`: workflow → tasks → turns, then policy decisions and plans. */
+/** The run's stop tree, the content of `dualloop audit`: workflow → tasks → turns (compactions, the wrap-up call), then policy decisions and plans. */
 export function StopTree({ audit }: { readonly audit: AuditReport | undefined }) {
   if (audit === undefined) return <section class="stop-tree empty">The stop tree appears once the store has the run.</section>;
   const metrics = audit.workflow.metrics;
@@ -75,14 +75,37 @@ function taskItem(task: AuditTask) {
           {task.turns.map((turn) => (
             <li key={turn.turn}>
               turn {turn.turn}
+              {turn.compaction === undefined ? null : <> · {compactionText(turn.compaction)}</>}
               {turn.toolCalls.length === 0 ? '' : ` · ${turn.toolCalls.map((call) => `${call.name}${call.isError ? '✗' : ''}`).join(', ')}`}
               {turn.stop === undefined ? '' : ` · `}
               {turn.stop === undefined ? null : stopText(turn.stop)} · {formatDuration(turn.runtimeMs)}
             </li>
           ))}
         </ol>
+        {task.wrapUp === undefined ? null : wrapUpText(task.wrapUp)}
       </details>
     </li>
+  );
+}
+
+function compactionText(compaction: AuditCompaction) {
+  const text = compaction.outcome === 'compacted' ? `compacted ${compaction.messagesBefore} → ${compaction.messagesAfter} messages` : `compaction ${compaction.outcome}`;
+  return (
+    <span class="compaction" data-outcome={compaction.outcome}>
+      {text}
+    </span>
+  );
+}
+
+/** The wrap-up call that followed the task's stop (`wrapUpOnBound`): not a turn. */
+function wrapUpText(wrapUp: AuditWrapUp) {
+  return (
+    <div class="wrap-up" data-finish={wrapUp.finishReason ?? ''}>
+      wrap-up after turn {wrapUp.afterTurn}
+      {wrapUp.finishReason === undefined ? '' : ` · ${wrapUp.finishReason}`} · {wrapUp.textLength} chars ·{' '}
+      {formatGaugeValue({ unit: 'tokens' }, wrapUp.usage.inputTokens + wrapUp.usage.outputTokens)} tokens · {formatGaugeValue({ unit: 'usd' }, wrapUp.costUsd)} ·{' '}
+      {formatDuration(wrapUp.runtimeMs)}
+    </div>
   );
 }
 
