@@ -6,12 +6,12 @@
  * values (typed arrays, `ArrayBuffer`) become `[Uint8Array of N bytes]`: bytes are not searched.
  *
  * Contract: `value()` never throws and never mutates its input. It returns the input itself when
- * nothing needed changing, else a copy, and remembers the objects it was handed (not what they
- * hold): an object that passed once (an event the sink cleaned, then appended to the store) is
- * not walked again. Objects handed to the boundary must not be mutated afterwards (the kernel's
- * state is immutable). Only those roots are remembered, and a clean one only as clean: the
- * memory is weak, but every entry of a live object costs heap and GC work (issue 16 measured
- * the per-object memo at ~8 KiB per run in flight and ~15 % of a turn's CPU).
+ * nothing needed changing, else a copy. It remembers the last clean roots it handed out, so an
+ * object that just passed (an event the sink cleaned, then appended to the store; a tool result
+ * the runner cleaned, then recorded) is not walked again, and each root that held a secret keeps
+ * its one copy. Objects handed to the boundary must not be mutated afterwards (the kernel's state
+ * is immutable). Nothing else is remembered: a weak set of every clean object cost more heap, GC
+ * and CPU than a second walk (issue 16).
  */
 import { partialToken, REDACTED, SECRET_KEY, SHORTEST_TOKEN, TOKEN_SOURCES } from './secret-patterns.js';
 
@@ -31,9 +31,17 @@ const CIRCULAR = '[circular]';
 
 export class Redactor {
   private readonly pattern: RegExp;
-  /** Input object → its clean form (itself when it was clean). */
+  /** A root that held a secret → its clean copy, so that the same input always gives the same copy. */
   private readonly seen = new WeakMap<object, unknown>();
-  private readonly clean = new WeakSet<object>();
+  /**
+   * The clean roots handed out last: what the sink cleaned is what the store is handed next, and a
+   * tool result cleaned by the runner is recorded next. A short ring, not a weak set: inserting
+   * every event into a weak collection cost more (ephemeron tables, GC) than walking it again.
+   */
+  private readonly recent: (object | undefined)[] = new Array<object | undefined>(RECENT_ROOTS).fill(undefined);
+  private recentAt = 0;
+  /** Whether `seen` holds anything: until a secret was found, it need not be asked. */
+  private replaced = false;
 
   /** The most streamed text held back at once. */
   readonly maxHold: number;
@@ -70,7 +78,7 @@ export class Redactor {
 
   /** A copy of `value` without secrets (the value itself when it had none). Never throws. */
   value<T>(value: T): T {
-    return this.walk(value, 0, new Set()) as T;
+    return this.walk(value, 0, []) as T;
   }
 
   /**
@@ -79,14 +87,13 @@ export class Redactor {
    * fields are read again; what they hold is still remembered.
    */
   fresh<T extends object>(value: T): T {
-    const path = new Set<object>([value]);
     let result: unknown;
     try {
-      result = this.walkObject(value, 0, path);
+      result = this.walkObject(value, 0, [value]);
     } catch {
       result = UNREADABLE;
     }
-    if (typeof result === 'object' && result !== null) this.clean.add(result);
+    if (typeof result === 'object' && result !== null) this.remember(result);
     return result as T;
   }
 
@@ -122,29 +129,45 @@ export class Redactor {
     return text.length - cut === token.length && token.body !== undefined ? { hold: token.length, body: token.body } : { hold: text.length - cut };
   }
 
-  private walk(value: unknown, depth: number, path: Set<object>): unknown {
-    if (typeof value === 'string') return this.text(value);
+  /** `path`: the objects from the root down to `value`'s parent (short: a cycle check by scan beats a hash set). */
+  private walk(value: unknown, depth: number, path: object[]): unknown {
+    if (typeof value === 'string') return value.length < this.shortest ? value : this.text(value);
     if (typeof value !== 'object' || value === null) return value;
-    if (this.clean.has(value)) return value;
-    const known = this.seen.get(value);
-    if (known !== undefined) return known;
-    if (path.has(value)) return CIRCULAR;
+    if (this.isRecent(value)) return value;
+    if (this.replaced) {
+      const known = this.seen.get(value);
+      if (known !== undefined) return known;
+    }
+    if (path.includes(value)) return CIRCULAR;
     if (depth >= this.maxDepth) return TOO_DEEP;
     let result: unknown;
+    path.push(value);
     try {
-      path.add(value);
       result = this.walkObject(value, depth, path);
     } catch {
       result = UNREADABLE;
-    } finally {
-      path.delete(value);
     }
-    // A clean object is remembered once (in `clean`); only a replaced one needs its copy kept.
+    path.pop();
+    // A root is remembered as clean for a while; only a replaced one needs its copy kept for good.
     if (depth === 0) {
-      if (result !== value) this.seen.set(value, result);
-      if (typeof result === 'object' && result !== null) this.clean.add(result);
+      if (result !== value) {
+        this.seen.set(value, result);
+        this.replaced = true;
+      }
+      if (typeof result === 'object' && result !== null) this.remember(result);
     }
     return result;
+  }
+
+  private remember(root: object): void {
+    this.recent[this.recentAt] = root;
+    this.recentAt = (this.recentAt + 1) % RECENT_ROOTS;
+  }
+
+  private isRecent(value: object): boolean {
+    const recent = this.recent;
+    for (let index = 0; index < RECENT_ROOTS; index += 1) if (recent[index] === value) return true;
+    return false;
   }
 
   private key(key: string): { readonly clean: string; readonly secret: boolean } {
@@ -155,21 +178,15 @@ export class Redactor {
     return fresh;
   }
 
-  private walkObject(value: object, depth: number, path: Set<object>): unknown {
-    // Bytes are not searched for secrets, so none leave: a marker stands for them, as in a tool result.
-    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${Object.prototype.toString.call(value).slice(8, -1)} of ${value.byteLength} bytes]`;
-    if (isOpaque(value)) return value;
-    if (Array.isArray(value)) {
-      let copy: unknown[] | undefined;
-      for (let index = 0; index < value.length; index += 1) {
-        const item: unknown = value[index];
-        const next = this.walk(item, depth + 1, path);
-        if (next !== item) {
-          copy ??= value.slice();
-          copy[index] = next;
-        }
-      }
-      return copy ?? value;
+  private walkObject(value: object, depth: number, path: object[]): unknown {
+    // Plain objects and arrays, by far the most common, skip the checks for bytes and opaque values.
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype === Array.prototype) return this.walkArray(value as unknown[], depth, path);
+    if (prototype !== Object.prototype && prototype !== null) {
+      // Bytes are not searched for secrets, so none leave: a marker stands for them, as in a tool result.
+      if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${Object.prototype.toString.call(value).slice(8, -1)} of ${value.byteLength} bytes]`;
+      if (isOpaque(value)) return value;
+      if (Array.isArray(value)) return this.walkArray(value as unknown[], depth, path);
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') {
@@ -178,21 +195,43 @@ export class Redactor {
       return json === value ? value : this.walk(json, depth + 1, path);
     }
     let copy: Record<string, unknown> | undefined;
-    const keys = Object.keys(value);
-    for (const key of keys) {
-      const item: unknown = (value as Record<string, unknown>)[key];
-      const known = this.key(key);
-      const cleanKey = known.clean;
-      const next = known.secret && item !== undefined && item !== null && item !== '' ? REDACTED : this.walk(item, depth + 1, path);
-      if (next !== item || cleanKey !== key) {
-        copy ??= Object.fromEntries(keys.map((name) => [name, (value as Record<string, unknown>)[name]]));
-        if (cleanKey !== key) delete copy[key];
-        copy[cleanKey] = next;
+    if (prototype === Object.prototype || prototype === null) {
+      // `for…in` over a plain object is its own enumerable keys, without allocating a list of them.
+      for (const key in value) copy = this.walkEntry(value as Record<string, unknown>, key, depth, path, copy);
+    } else {
+      for (const key of Object.keys(value)) copy = this.walkEntry(value as Record<string, unknown>, key, depth, path, copy);
+    }
+    return copy ?? value;
+  }
+
+  /** One field of an object: its clean key and value; the copy, made at the first change. */
+  private walkEntry(value: Record<string, unknown>, key: string, depth: number, path: object[], copy: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    const item = value[key];
+    const known = this.key(key);
+    const next = known.secret && item !== undefined && item !== null && item !== '' ? REDACTED : this.walk(item, depth + 1, path);
+    if (next === item && known.clean === key) return copy;
+    const changed = copy ?? { ...value };
+    if (known.clean !== key) delete changed[key];
+    changed[known.clean] = next;
+    return changed;
+  }
+
+  private walkArray(value: readonly unknown[], depth: number, path: object[]): unknown {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      const next = this.walk(item, depth + 1, path);
+      if (next !== item) {
+        copy ??= value.slice();
+        copy[index] = next;
       }
     }
     return copy ?? value;
   }
 }
+
+/** Clean roots remembered (see `recent`). */
+const RECENT_ROOTS = 16;
 
 /** Keys remembered at most: a hostile result with ever new keys must not grow the redactor. */
 const MAX_REMEMBERED_KEYS = 4_096;
