@@ -54,7 +54,12 @@ export class EventStream implements AsyncIterable<KernelEvent> {
           if (head < consumer.queue.length) {
             const value = consumer.queue[head]!;
             head += 1;
-            if (head > 1024) {
+            // A consumer that keeps up empties its queue: consumed events are not held for it (a
+            // paused run in flight kept every event it had emitted, issue 16).
+            if (head === consumer.queue.length) {
+              consumer.queue.length = 0;
+              head = 0;
+            } else if (head > 1024) {
               consumer.queue.splice(0, head);
               head = 0;
             }
