@@ -1,6 +1,7 @@
 import type { KernelEvent } from '../contracts/events.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { EventListener } from '../events/event-sink.js';
+import { modelAttributes } from './gen-ai-provider.js';
 import type { OtelApi } from './otel-api.js';
 
 type Span = OtelApi.Span;
@@ -27,6 +28,7 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
   const tasks = new Map<string, { span: Span; modelError?: string }>();
   const chats = new Map<string, Span>();
   const tools = new Map<string, { span: Span; taskId: string }>();
+  const named = modelAttributes(model);
   const under = (parent: Span) => api.trace.setSpan(api.ROOT_CONTEXT, parent);
   const start = (name: string, parent: Span, at: number, attributes: Attributes, kind = api.SpanKind.INTERNAL) =>
     tracer.startSpan(name, { kind, startTime: at, attributes }, under(parent));
@@ -66,6 +68,7 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
       case 'task_start': {
         const span = start(`invoke_agent ${event.taskId}`, root, event.at, {
           'gen_ai.operation.name': 'invoke_agent',
+          ...named,
           'gen_ai.agent.name': 'dualloop',
           'gen_ai.agent.id': event.taskId,
           'dualloop.run.id': event.runId,
@@ -86,8 +89,7 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
           event.at,
           {
             'gen_ai.operation.name': 'chat',
-            'gen_ai.provider.name': model.provider,
-            'gen_ai.request.model': model.modelId,
+            ...named,
             'dualloop.run.id': event.runId,
             'dualloop.task.id': event.taskId,
             'dualloop.turn': event.turn,

@@ -172,6 +172,23 @@ describe('OpenTelemetry spans', () => {
     expect(named('chat')[0]?.attributes).toMatchObject({ 'gen_ai.request.model': 'requested', 'gen_ai.response.model': 'served-2026' });
   });
 
+  it.each([
+    ['anthropic.messages', 'anthropic'],
+    ['openai.responses', 'openai'],
+    ['google.generative-ai', 'gcp.gemini'],
+    ['google.vertex.chat', 'gcp.vertex_ai'],
+    ['amazon-bedrock', 'aws.bedrock'],
+    ['mistral.chat', 'mistral_ai'],
+    ['xai.chat', 'x_ai'],
+    ['local.chat', 'local.chat'],
+  ])('names the provider %s by its GenAI convention value (%s) on the workflow, agent and chat spans', async (id, conventional) => {
+    const model = { provider: id, modelId: 'm-1', call: async () => ({ type: 'response' as const, text: 'hi', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0, finishReason: 'stop' as const }) };
+    await run({ model, tasks: ['x'] });
+    for (const span of [...named('invoke_workflow'), ...named('invoke_agent'), ...named('chat')]) {
+      expect(span.attributes, span.name).toMatchObject({ 'gen_ai.provider.name': conventional, 'gen_ai.request.model': 'm-1', 'dualloop.model.provider': id });
+    }
+  });
+
   it('uses the global tracer provider when one is registered, and nothing with telemetry: false', async () => {
     await runWorkflow({ model: scriptedModel([{ text: 'untraced' }]), tasks: ['x'] });
     expect(spans()).toHaveLength(0);
