@@ -27,7 +27,8 @@ export interface SpanListenerInput {
 export function createSpanListener({ api, tracer, root, model, recordContent }: SpanListenerInput): EventListener {
   const tasks = new Map<string, { span: Span; modelError?: string }>();
   const chats = new Map<string, Span>();
-  const tools = new Map<string, { span: Span; taskId: string }>();
+  /** Open tool spans; `awaitingApproval` while the gate's last word on the call is `require_approval`. */
+  const tools = new Map<string, { span: Span; taskId: string; awaitingApproval?: boolean }>();
   const named = modelAttributes(model);
   const under = (parent: Span) => api.trace.setSpan(api.ROOT_CONTEXT, parent);
   const start = (name: string, parent: Span, at: number, attributes: Attributes, kind = api.SpanKind.INTERNAL) =>
@@ -149,7 +150,12 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         tools.delete(event.toolCallId);
         tool.span.setAttributes({ 'dualloop.tool.executed': event.executed, 'dualloop.tool.replayed': event.replayed });
         if (recordContent) tool.span.setAttribute('gen_ai.tool.call.result', content(event.result));
-        if (event.isError) fail(tool.span, event.executed ? 'tool_error' : 'tool_refused', typeof event.result === 'string' ? event.result : content(event.result));
+        if (event.isError && !event.executed && tool.awaitingApproval === true) {
+          // Parked, not failed: the run waits for an answer (its task and root are not errors either).
+          tool.span.setAttribute('dualloop.tool.awaiting_approval', true);
+        } else if (event.isError) {
+          fail(tool.span, event.executed ? 'tool_error' : 'tool_refused', typeof event.result === 'string' ? event.result : content(event.result));
+        }
         tool.span.end(event.at);
         return;
       }
@@ -164,7 +170,9 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         return;
       }
       case 'policy_decision': {
-        const span = (event.toolCallId === undefined ? undefined : tools.get(event.toolCallId)?.span) ?? tasks.get(event.taskId)?.span ?? root;
+        const tool = event.toolCallId === undefined ? undefined : tools.get(event.toolCallId);
+        if (tool !== undefined) tool.awaitingApproval = event.decision === 'require_approval';
+        const span = tool?.span ?? tasks.get(event.taskId)?.span ?? root;
         span.addEvent('dualloop.policy_decision', { decision: event.decision, reason: content(event.reason), subject: event.subject }, event.at);
         return;
       }

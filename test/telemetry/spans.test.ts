@@ -112,6 +112,24 @@ describe('OpenTelemetry spans', () => {
     expect(named('invoke_agent')[0]?.status.code).not.toBe(2);
   });
 
+  it('does not mark a call parked for approval as an error, but a denied or rejected one', async () => {
+    const store = memoryStore();
+    const policy = { checkToolCall: (request: { name: string }) => (request.name === 'add' ? { decision: 'require_approval' as const, reason: 'ask first' } : { decision: 'allow' as const }) };
+    const kernel = createKernel({ model: scriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'ask' }] }, { text: 'done' }]), tools: [add], store, policy, telemetry: { tracer } });
+    expect((await kernel.start(['x'], { runId: 'parked' }).result).stop.reason).toBe('awaiting_approval');
+    const [parked] = named('execute_tool');
+    expect(parked?.status.code).not.toBe(2);
+    expect(parked?.attributes).toMatchObject({ 'dualloop.tool.executed': false, 'dualloop.tool.awaiting_approval': true });
+    expect(parked?.attributes['error.type']).toBeUndefined();
+
+    exporter.reset();
+    await (await kernel.resume('parked', { approvals: { ask: 'reject' } })).result;
+    const [rejected] = named('execute_tool');
+    expect(rejected?.status.code).toBe(2);
+    expect(rejected?.attributes).toMatchObject({ 'error.type': 'tool_refused' });
+    expect(rejected?.attributes['dualloop.tool.awaiting_approval']).toBeUndefined();
+  });
+
   it('records contents only when asked, with secrets redacted', async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'key is sk-proj-abcdefghijklmnop' }]);
     await runWorkflow({ model, tools: [add], tasks: ['add'], telemetry: { tracer, recordContent: true } });
