@@ -1,5 +1,6 @@
 import type { EventListener } from '../events/event-sink.js';
 import { loadOtelApi, type OtelApi } from './otel-api.js';
+import { modelAttributes } from './gen-ai-provider.js';
 import { createSpanListener } from './span-listener.js';
 import type { TelemetryOptions } from './telemetry-options.js';
 import { formatTraceParent, parseTraceParent } from './trace-parent.js';
@@ -59,8 +60,7 @@ export function createRunTracing(options: TelemetryOptions | false | undefined, 
           startTime: start.startTime,
           attributes: {
             'gen_ai.operation.name': 'invoke_workflow',
-            'gen_ai.provider.name': model.provider,
-            'gen_ai.request.model': model.modelId,
+            ...modelAttributes(model),
             'dualloop.run.id': start.runId,
             'dualloop.resumed': start.resumed,
             ...(start.name === undefined ? {} : { 'dualloop.run.name': start.name }),

@@ -1,6 +1,7 @@
 import type { KernelEvent } from '../contracts/events.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { EventListener } from '../events/event-sink.js';
+import { modelAttributes } from './gen-ai-provider.js';
 import type { OtelApi } from './otel-api.js';
 
 type Span = OtelApi.Span;
@@ -26,7 +27,9 @@ export interface SpanListenerInput {
 export function createSpanListener({ api, tracer, root, model, recordContent }: SpanListenerInput): EventListener {
   const tasks = new Map<string, { span: Span; modelError?: string }>();
   const chats = new Map<string, Span>();
-  const tools = new Map<string, { span: Span; taskId: string }>();
+  /** Open tool spans; `awaitingApproval` while the gate's last word on the call is `require_approval`. */
+  const tools = new Map<string, { span: Span; taskId: string; awaitingApproval?: boolean }>();
+  const named = modelAttributes(model);
   const under = (parent: Span) => api.trace.setSpan(api.ROOT_CONTEXT, parent);
   const start = (name: string, parent: Span, at: number, attributes: Attributes, kind = api.SpanKind.INTERNAL) =>
     tracer.startSpan(name, { kind, startTime: at, attributes }, under(parent));
@@ -66,6 +69,7 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
       case 'task_start': {
         const span = start(`invoke_agent ${event.taskId}`, root, event.at, {
           'gen_ai.operation.name': 'invoke_agent',
+          ...named,
           'gen_ai.agent.name': 'dualloop',
           'gen_ai.agent.id': event.taskId,
           'dualloop.run.id': event.runId,
@@ -86,8 +90,7 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
           event.at,
           {
             'gen_ai.operation.name': 'chat',
-            'gen_ai.provider.name': model.provider,
-            'gen_ai.request.model': model.modelId,
+            ...named,
             'dualloop.run.id': event.runId,
             'dualloop.task.id': event.taskId,
             'dualloop.turn': event.turn,
@@ -147,7 +150,12 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         tools.delete(event.toolCallId);
         tool.span.setAttributes({ 'dualloop.tool.executed': event.executed, 'dualloop.tool.replayed': event.replayed });
         if (recordContent) tool.span.setAttribute('gen_ai.tool.call.result', content(event.result));
-        if (event.isError) fail(tool.span, event.executed ? 'tool_error' : 'tool_refused', typeof event.result === 'string' ? event.result : content(event.result));
+        if (event.isError && !event.executed && tool.awaitingApproval === true) {
+          // Parked, not failed: the run waits for an answer (its task and root are not errors either).
+          tool.span.setAttribute('dualloop.tool.awaiting_approval', true);
+        } else if (event.isError) {
+          fail(tool.span, event.executed ? 'tool_error' : 'tool_refused', typeof event.result === 'string' ? event.result : content(event.result));
+        }
         tool.span.end(event.at);
         return;
       }
@@ -162,7 +170,9 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         return;
       }
       case 'policy_decision': {
-        const span = (event.toolCallId === undefined ? undefined : tools.get(event.toolCallId)?.span) ?? tasks.get(event.taskId)?.span ?? root;
+        const tool = event.toolCallId === undefined ? undefined : tools.get(event.toolCallId);
+        if (tool !== undefined) tool.awaitingApproval = event.decision === 'require_approval';
+        const span = tool?.span ?? tasks.get(event.taskId)?.span ?? root;
         span.addEvent('dualloop.policy_decision', { decision: event.decision, reason: content(event.reason), subject: event.subject }, event.at);
         return;
       }

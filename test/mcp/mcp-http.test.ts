@@ -138,3 +138,30 @@ describe('mcpTools over Streamable HTTP', () => {
     expect(events.find((event) => event.type === 'tool_execution_end' && event.toolCallId === 'mcp-add')).toMatchObject({ replayed: true, result: '11' });
   });
 });
+
+describe('mcpTools when an HTTP server is gone', () => {
+  it('ends the task error (tool_failed) naming a server nothing listens for, without its header', async () => {
+    const gone = await startTestMcpServer();
+    await gone.close();
+    const model = scriptedModel([{ text: 'never asked' }]);
+    const secret = 'Bearer gone-secret-0123456789';
+    const result = await runWorkflow({ model, tools: [mcpTools({ servers: { gone: { url: gone.url, headers: { Authorization: secret } } }, startTimeoutMs: 5_000 })], tasks: ['x'] });
+    expect(result.stop).toMatchObject({ reason: 'error', code: 'tool_failed', detail: expect.stringContaining('MCP server "gone"') });
+    expect(model.calls).toHaveLength(0);
+    expect(JSON.stringify(result)).not.toContain('gone-secret');
+  });
+
+  it('fails a call in flight as an error result when the server goes away, and the next call too', async () => {
+    const leaving = await startTestMcpServer();
+    const model = scriptedModel([{ toolCalls: [{ name: 'far__stall', args: {}, id: 'stall' }] }, { toolCalls: [{ name: 'far__add', args: { a: 1, b: 2 }, id: 'add' }] }, { text: 'done' }]);
+    const run = createKernel({ model, tools: [mcpTools({ servers: { far: { url: leaving.url } }, toolTimeoutMs: 600_000 })] }).start(['stall']);
+    for await (const event of run) if (event.type === 'tool_execution_start' && event.name === 'far__stall') void leaving.close();
+    const result = await run.result;
+    expect(result.stop.reason).toBe('goal_achieved');
+    expect(result.tasks[0]?.turns.map((turn) => turn.toolCalls[0])).toMatchObject([
+      { id: 'stall', isError: true, result: expect.stringMatching(/MCP server "far" failed the call/) },
+      { id: 'add', isError: true, result: expect.stringMatching(/MCP server "far"/) },
+      undefined,
+    ]);
+  });
+});

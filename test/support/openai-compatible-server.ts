@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /*
  * A small Chat Completions peer on 127.0.0.1 for tests: it answers each POST to
- * /v1/chat/completions with the next scripted response, records every request, and notices when
+ * /v1/chat/completions (or to /v1/messages, Anthropic's path, whose frames
+ * test/support/anthropic-frames.ts writes) with the next scripted response, records every request, and notices when
  * the client closes the connection. It writes real SSE frames, so the real `openai` SDK parses them.
  */
 
@@ -88,7 +89,7 @@ export async function startOpenAICompatibleServer(): Promise<OpenAICompatibleSer
       };
       requests.push(recorded);
 
-      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      if (req.method !== 'POST' || !(req.url?.endsWith('/chat/completions') || req.url?.endsWith('/messages'))) {
         return sendStatus(res, 404, { error: { message: `test server: no route for ${req.method} ${req.url}`, type: 'invalid_request_error' } });
       }
       const next = queue.shift();

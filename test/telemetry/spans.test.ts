@@ -112,6 +112,24 @@ describe('OpenTelemetry spans', () => {
     expect(named('invoke_agent')[0]?.status.code).not.toBe(2);
   });
 
+  it('does not mark a call parked for approval as an error, but a denied or rejected one', async () => {
+    const store = memoryStore();
+    const policy = { checkToolCall: (request: { name: string }) => (request.name === 'add' ? { decision: 'require_approval' as const, reason: 'ask first' } : { decision: 'allow' as const }) };
+    const kernel = createKernel({ model: scriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'ask' }] }, { text: 'done' }]), tools: [add], store, policy, telemetry: { tracer } });
+    expect((await kernel.start(['x'], { runId: 'parked' }).result).stop.reason).toBe('awaiting_approval');
+    const [parked] = named('execute_tool');
+    expect(parked?.status.code).not.toBe(2);
+    expect(parked?.attributes).toMatchObject({ 'dualloop.tool.executed': false, 'dualloop.tool.awaiting_approval': true });
+    expect(parked?.attributes['error.type']).toBeUndefined();
+
+    exporter.reset();
+    await (await kernel.resume('parked', { approvals: { ask: 'reject' } })).result;
+    const [rejected] = named('execute_tool');
+    expect(rejected?.status.code).toBe(2);
+    expect(rejected?.attributes).toMatchObject({ 'error.type': 'tool_refused' });
+    expect(rejected?.attributes['dualloop.tool.awaiting_approval']).toBeUndefined();
+  });
+
   it('records contents only when asked, with secrets redacted', async () => {
     const model = scriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'key is sk-proj-abcdefghijklmnop' }]);
     await runWorkflow({ model, tools: [add], tasks: ['add'], telemetry: { tracer, recordContent: true } });
@@ -170,6 +188,23 @@ describe('OpenTelemetry spans', () => {
     };
     await run({ model, tasks: ['x'] });
     expect(named('chat')[0]?.attributes).toMatchObject({ 'gen_ai.request.model': 'requested', 'gen_ai.response.model': 'served-2026' });
+  });
+
+  it.each([
+    ['anthropic.messages', 'anthropic'],
+    ['openai.responses', 'openai'],
+    ['google.generative-ai', 'gcp.gemini'],
+    ['google.vertex.chat', 'gcp.vertex_ai'],
+    ['amazon-bedrock', 'aws.bedrock'],
+    ['mistral.chat', 'mistral_ai'],
+    ['xai.chat', 'x_ai'],
+    ['local.chat', 'local.chat'],
+  ])('names the provider %s by its GenAI convention value (%s) on the workflow, agent and chat spans', async (id, conventional) => {
+    const model = { provider: id, modelId: 'm-1', call: async () => ({ type: 'response' as const, text: 'hi', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0, finishReason: 'stop' as const }) };
+    await run({ model, tasks: ['x'] });
+    for (const span of [...named('invoke_workflow'), ...named('invoke_agent'), ...named('chat')]) {
+      expect(span.attributes, span.name).toMatchObject({ 'gen_ai.provider.name': conventional, 'gen_ai.request.model': 'm-1', 'dualloop.model.provider': id });
+    }
   });
 
   it('uses the global tracer provider when one is registered, and nothing with telemetry: false', async () => {
