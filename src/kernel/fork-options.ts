@@ -10,8 +10,8 @@ const nonEmpty = z.string().min(1, 'must be a non-empty string');
 // Built once; `fork` is rare, but a schema costs more to build than to run.
 const ForkOptionsSchema = z.strictObject({
   at: z.strictObject({
-    task: z.union([z.number().int().min(1, 'must be a task number, counted from 1'), z.string().min(1, 'must be a task number (from 1) or a task id')]),
-    turn: z.number().int().min(1, 'must be a turn number, counted from 1').optional(),
+    task: z.union([z.number().int().min(1, 'must be a task number, counted from 1'), z.string().min(1, 'must be a task number (from 1) or a task id')], { error: 'must be a task number (an integer from 1) or a task id' }),
+    turn: z.number({ error: 'must be a turn number (an integer from 1)' }).int('must be a turn number (an integer from 1)').min(1, 'must be a turn number, counted from 1').optional(),
   }),
   edit: z
     .strictObject({

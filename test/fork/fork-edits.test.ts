@@ -88,6 +88,11 @@ describe('fork edits', () => {
     const error = await kernel.fork('source', { at: { task: 0, turn: 1.5 }, edit: { message: '', bounds: { inner: { maxTurns: -1 } } }, runId: 'bad id' }).catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).issues.map((issue) => issue.path).sort()).toEqual(['at.task', 'at.turn', 'edit.bounds.inner.maxTurns', 'edit.message', 'runId']);
+    const fractional = await kernel.fork('source', { at: { task: 1.5, turn: 2.5 } }).catch((failure: unknown) => failure);
+    expect((fractional as ConfigError).issues).toEqual([
+      { path: 'at.task', message: 'must be a task number (an integer from 1) or a task id' },
+      { path: 'at.turn', message: 'must be a turn number (an integer from 1)' },
+    ]);
     const messagesAtTask = await kernel.fork('source', { at: { task: 1 }, edit: { messages: [{ role: 'user', content: 'x' }] } }).catch((failure: unknown) => failure);
     expect((messagesAtTask as ConfigError).issues[0]?.path).toBe('edit.messages');
     const unknown = await kernel.fork('nope', { at: { task: 1 } }).catch((failure: unknown) => failure);
