@@ -71,6 +71,8 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const listeners: EventListener[] = [(event) => stream.push(event)];
   let abortWith: (stop: StopCondition) => void = () => undefined;
   let ended = false;
+  // The store failed to record the run or grant its lease: nothing of the run is in it to complete.
+  let unrecorded = false;
   // A failure outside the machines (store, lease, listener) ends the run `error`, explained first
   // by one `error` event naming the part (the machines report their own actors' failures).
   const failRun = (scope: ErrorScope, detail: string) => {
@@ -173,7 +175,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       });
       sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
       try {
-        if (!fence.lost) await store.saveResult(workflowResult);
+        if (!fence.lost && !unrecorded) await store.saveResult(workflowResult);
       } catch (error) {
         sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });
       }
@@ -213,6 +215,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     plan.ready.then(
       () => actor.start(),
       (error: unknown) => {
+        unrecorded = true;
         actor.start();
         failRun('store', `store failed before the run started: ${describeError(error)}`);
       },
