@@ -18,6 +18,7 @@ import { EventStream } from '../events/event-stream.js';
 import { RUN_ENDED } from './abort-reasons.js';
 import { EventRedaction } from '../redaction/event-redaction.js';
 import { redactedInspection } from '../redaction/redacted-inspection.js';
+import { everyStateAsSnapshot } from '../events/every-state-inspection.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { InspectObserver } from '../events/observers.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
@@ -148,7 +149,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       startedAt,
     },
     clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
-    ...(deps.events.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(deps.events.inspect, deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
+    ...(deps.events.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(everyStateAsSnapshot(deps.events.inspect), deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
   });
   // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
   abortWith = (stop) => {
