@@ -53,16 +53,16 @@ policy:
     - { name: count_words, args: { text: "Every run ends for a named reason and can be resumed." } }
   usage: { inputTokens: 180, outputTokens: 24 }
   delayMs: 150
-- text: The sentence has 10 words.
+- text: The sentence has 11 words.
   usage: { inputTokens: 220, outputTokens: 8 }
   delayMs: 150
 
 # task "double"
 - toolCalls:
-    - { name: calculator, args: { expression: "10 * 2" } }
+    - { name: calculator, args: { expression: "11 * 2" } }
   usage: { inputTokens: 240, outputTokens: 18 }
   delayMs: 150
-- text: Twice the word count is 20.
+- text: Twice the word count is 22.
   usage: { inputTokens: 270, outputTokens: 8 }
   delayMs: 150
 `,

@@ -36,7 +36,9 @@ export interface StatelyInspector {
 /**
  * Wires `@statelyai/inspect` to the kernel: every actor of a run (the workflow machine, each task's
  * turn machine as its child `task`, and their service actors) is registered with the inspector and
- * each snapshot and event is sent as it happens, converted by the library's `createInspector`.
+ * each snapshot and event is sent as it happens, converted by the library's `createInspector`. The
+ * library forwards snapshots only; the kernel hands every state a run enters to `inspect` as a
+ * snapshot (src/events/every-state-inspection.ts), so OBSERVE, NEXT_TURN and INIT show too.
  * docs/viewer.md says what the inspector shows; ADR/0080 why the transport is ours.
  */
 export async function createStatelyInspector(options: StatelyInspectorOptions = {}): Promise<StatelyInspector> {
@@ -46,7 +48,7 @@ export async function createStatelyInspector(options: StatelyInspectorOptions = 
     const inspector = createInspector({ start: () => sender.start(), send: (event) => sender.send(event) });
     inspector.start();
     return {
-      inspect: withMicrosteps(inspector.inspect),
+      inspect: inspector.inspect as InspectObserver,
       mode: 'websocket',
       url: options.url,
       close: async (timeoutMs) => {
@@ -65,31 +67,13 @@ export async function createStatelyInspector(options: StatelyInspectorOptions = 
   const inspector = createInspector({ send: (event) => bridge.send(event) });
   inspector.start();
   return {
-    inspect: withMicrosteps(inspector.inspect),
+    inspect: inspector.inspect as InspectObserver,
     mode: 'page',
     url: bridge.url,
     close: async () => {
       await afterPendingInspection();
       await bridge.close();
     },
-  };
-}
-
-/**
- * The library sends a machine's snapshot once per step (`@xstate.snapshot`, where the machine
- * rests) and drops XState's `@xstate.microstep` events, so the states a machine passes through
- * within a step (OBSERVE, NEXT_TURN, INIT) would never show. Each microstep is handed on as a
- * snapshot: the inspector sees every state the run entered, in order (the last one of a step twice).
- */
-function withMicrosteps(inspect: { next?: (event: never) => void }): InspectObserver {
-  const next = inspect.next!.bind(inspect);
-  return (event: unknown) => {
-    const inspected = event as { readonly type?: unknown; readonly actorRef?: unknown; readonly rootId?: unknown; readonly snapshot?: unknown; readonly event?: unknown };
-    next(
-      (inspected.type === '@xstate.microstep'
-        ? { type: '@xstate.snapshot', actorRef: inspected.actorRef, rootId: inspected.rootId, snapshot: inspected.snapshot, event: inspected.event }
-        : event) as never,
-    );
   };
 }
 

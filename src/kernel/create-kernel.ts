@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { EMPTY_PROGRESS } from '../contracts/workflow-protocol.js';
 import type { RunRecord } from '../contracts/store.js';
-import { ConfigError, RunError, describeError } from '../errors.js';
+import { ConfigError, RunError, isDualloopError } from '../errors.js';
 import { createStrategy } from '../strategies/registry.js';
 import type { TaskStrategy } from '../strategies/strategy.js';
 import { createKernelDeps, type KernelDeps } from './kernel-deps.js';
@@ -12,6 +12,7 @@ import { optionsDigest } from './options-digest.js';
 import { provideMachines } from './provide-machines.js';
 import { loadResumePlan } from './resume-plan.js';
 import { createForkPlan } from './fork-plan.js';
+import { codedStoreFailure } from './coded-store-failure.js';
 import { parseForkOptions } from './fork-options.js';
 import type { ForkOptions } from '../contracts/fork.js';
 import { RunFence } from './fenced-store.js';
@@ -46,8 +47,9 @@ export interface Kernel {
 
 /**
  * Records the run and takes its lease, whose token `fence` receives. Synchronous stores finish
- * here (a duplicate run id throws a RunError from `start()`); an asynchronous store returns a
- * promise the run waits for.
+ * here: a duplicate run id, or a run another process holds, throws its RunError from `start()`.
+ * Any other failure of the store is data, as with an asynchronous store: the returned promise
+ * rejects and the run ends `error` (scope `store`) before any task runs.
  */
 function createRunRecord(deps: KernelDeps, record: RunRecord, holder: string, fence: RunFence): Promise<void> | undefined {
   const { store } = deps;
@@ -56,13 +58,14 @@ function createRunRecord(deps: KernelDeps, record: RunRecord, holder: string, fe
       if (!result.acquired) throw heldError(record.runId, result);
       return result.token;
     });
-  let created;
+  let token: number | Promise<number>;
   try {
-    created = store.createRun(record);
+    const created = store.createRun(record);
+    token = created instanceof Promise ? created.then(lease) : lease();
   } catch (error) {
-    throw new RunError({ code: 'run_exists', runId: record.runId, message: `run ${record.runId} cannot be created: ${describeError(error)}`, cause: error });
+    if (isDualloopError(error, 'run_exists') || isDualloopError(error, 'run_held')) throw error;
+    token = Promise.reject(error);
   }
-  const token = created instanceof Promise ? created.then(lease) : lease();
   fence.set(token);
   return token instanceof Promise ? token.then(() => undefined) : undefined;
 }
@@ -120,12 +123,16 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
       const parsed = parseForkOptions(forkOptions);
       const runId = parsed.runId ?? `run-${randomUUID()}`;
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const plan = await createForkPlan(deps, { sourceRunId, runId, digest, holder, options: parsed });
+      const plan = await createForkPlan(deps, { sourceRunId, runId, digest, holder, options: parsed }).catch((error: unknown) => {
+        throw codedStoreFailure(error, deps.store, runId, `fork of ${sourceRunId} into`);
+      });
       return launchRun(internals, { ...plan, holder });
     },
     async resume(runId, resumeOptions = {}) {
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const plan = await loadResumePlan(deps, runId, digest, holder, resumeOptions);
+      const plan = await loadResumePlan(deps, runId, digest, holder, resumeOptions).catch((error: unknown) => {
+        throw codedStoreFailure(error, deps.store, runId, 'resume of');
+      });
       return launchRun(internals, { ...plan, progress: plan.progress ?? EMPTY_PROGRESS, holder });
     },
   };

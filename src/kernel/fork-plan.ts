@@ -11,12 +11,13 @@ import type { OuterBounds } from '../contracts/bounds.js';
 import { formatForkPoint, type ForkOptions, type ForkOrigin, type ForkPoint } from '../contracts/fork.js';
 import type { RunRecord } from '../contracts/store.js';
 import { EMPTY_PROGRESS, type WorkflowProgress } from '../contracts/workflow-protocol.js';
-import { isDualloopError, RunError } from '../errors.js';
+import { RunError } from '../errors.js';
 import { applyForkEdit } from './fork-edit.js';
 import { describeForkPoints, findForkPoint, forkPoints } from './fork-points.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { LaunchPlan } from './launch-run.js';
 import { fencedStore, RunFence } from './fenced-store.js';
+import { codedStoreFailure } from './coded-store-failure.js';
 import { acquireRunLease, heldError } from './run-lease.js';
 
 /** The state at a point of a run's history, found in the run itself or, before a fork's own point, in its parent. */
@@ -93,8 +94,8 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
       forkOf,
     });
   } catch (error) {
-    if (isDualloopError(error)) throw error;
-    throw new RunError({ code: 'run_exists', runId, message: `run ${runId} cannot be created: ${(error as Error).message}`, cause: error });
+    // A duplicate id is the store's RunError `run_exists`; any other failure is the store's (src/kernel/coded-store-failure.ts).
+    throw codedStoreFailure(error, store, runId, 'fork: recording');
   }
   const lease = await acquireRunLease(store, runId, request.holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);

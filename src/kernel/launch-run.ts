@@ -18,6 +18,7 @@ import { EventStream } from '../events/event-stream.js';
 import { RUN_ENDED } from './abort-reasons.js';
 import { EventRedaction } from '../redaction/event-redaction.js';
 import { redactedInspection } from '../redaction/redacted-inspection.js';
+import { everyStateAsSnapshot } from '../events/every-state-inspection.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { InspectObserver } from '../events/observers.js';
 import type { ProvidedWorkflowMachine } from './provide-machines.js';
@@ -71,6 +72,8 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const listeners: EventListener[] = [(event) => stream.push(event)];
   let abortWith: (stop: StopCondition) => void = () => undefined;
   let ended = false;
+  // The store failed to record the run or grant its lease: nothing of the run is in it to complete.
+  let unrecorded = false;
   // A failure outside the machines (store, lease, listener) ends the run `error`, explained first
   // by one `error` event naming the part (the machines report their own actors' failures).
   const failRun = (scope: ErrorScope, detail: string) => {
@@ -146,7 +149,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       startedAt,
     },
     clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
-    ...(deps.events.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(deps.events.inspect, deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
+    ...(deps.events.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(everyStateAsSnapshot(deps.events.inspect), deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
   });
   // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
   abortWith = (stop) => {
@@ -173,7 +176,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       });
       sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
       try {
-        if (!fence.lost) await store.saveResult(workflowResult);
+        if (!fence.lost && !unrecorded) await store.saveResult(workflowResult);
       } catch (error) {
         sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });
       }
@@ -213,6 +216,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     plan.ready.then(
       () => actor.start(),
       (error: unknown) => {
+        unrecorded = true;
         actor.start();
         failRun('store', `store failed before the run started: ${describeError(error)}`);
       },

@@ -1,7 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { turnMachine } from '../../machines/turn.machine.js';
 import { workflowMachine } from '../../machines/workflow.machine.js';
-import type { GraphNode, InvokedActor, MachineGraph, MachineGraphs } from './protocol.js';
+import type { GraphNode, InvokedActor, MachineGraph, MachineGraphs, TargetlessTransition } from './protocol.js';
 
 /** The parts of an XState state node this module reads (xstate's StateNode has them all). */
 interface StateNodeView {
@@ -25,15 +25,17 @@ interface TransitionView {
 }
 
 /**
- * A machine's states and targeted transitions, read from its definition (`machine.root`), so the
- * viewer's drawing and docs/diagrams.md cannot drift from the machines. Transitions without a
- * target (actions only, e.g. STEER) change no state and are left out. Transitions declared on the
- * root apply from any state; their source is `''`.
+ * A machine's states and transitions, read from its definition (`machine.root`), so the viewer's
+ * drawing and docs/diagrams.md cannot drift from the machines. Targeted transitions become edges;
+ * those without a target (actions only, e.g. STEER) are kept apart in `targetless`: they change no
+ * state, yet they are part of the spec. Transitions declared on the root apply from any state;
+ * their source is `''`.
  */
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const root = machine.root as unknown as StateNodeView;
   const nodes: GraphNode[] = [];
   const edges = new Map<string, { source: string; target: string; labels: string[]; actions: string[][] }>();
+  const targetless: TargetlessTransition[] = [];
   const visit = (node: StateNodeView, parent: StateNodeView | undefined) => {
     const path = node.path.join('.');
     if (parent !== undefined) {
@@ -50,6 +52,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     }
     const transitions = [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
     for (const transition of transitions) {
+      if ((transition.target ?? []).length === 0) targetless.push({ source: path, label: transitionLabel(transition), actions: actionNames(transition.actions) });
       for (const target of transition.target ?? []) {
         const targetPath = target.path.join('.');
         const id = `${path}→${targetPath}`;
@@ -67,7 +70,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     for (const child of Object.values(node.states)) visit(child, node);
   };
   visit(root, undefined);
-  return { id: root.key, invokes: invokedActors(root), entry: actionNames(root.entry), nodes, edges: [...edges.values()] };
+  return { id: root.key, invokes: invokedActors(root), entry: actionNames(root.entry), nodes, edges: [...edges.values()], targetless };
 }
 
 function invokedActors(node: StateNodeView): InvokedActor[] {

@@ -6,8 +6,8 @@ const INDENT = '    ';
 /**
  * A machine as a Mermaid `stateDiagram-v2`, from its graph (src/viewer/machine-graph.ts). States
  * are named by their keys (the machines' keys are unique, which this checks) and described by
- * their entry and exit actions; one arrow per transition label; transitions declared on the root become a
- * note: they apply from any state.
+ * their entry and exit actions and the transitions that keep them (`on EVENT / actions`); one arrow
+ * per transition label; transitions declared on the root become notes: they apply from any state.
  */
 export function toMermaid(graph: MachineGraph): string {
   const keys = new Map<string, string>();
@@ -27,6 +27,7 @@ export function toMermaid(graph: MachineGraph): string {
     for (const node of children) {
       if (node.entry.length > 0) lines.push(`${pad}${node.key} : entry / ${node.entry.join(', ')}`);
       if (node.exit.length > 0) lines.push(`${pad}${node.key} : exit / ${node.exit.join(', ')}`);
+      for (const transition of graph.targetless.filter((candidate) => candidate.source === node.path)) lines.push(`${pad}${node.key} : on ${spelled(transition.label, transition.actions)}`);
     }
     for (const node of children.filter((child) => child.type === 'compound' || child.type === 'parallel')) {
       lines.push(`${pad}state ${node.key} {`);
@@ -48,6 +49,14 @@ export function toMermaid(graph: MachineGraph): string {
     lines.push(`${INDENT}note left of ${keyOf(edge.target)}`);
     lines.push(`${INDENT}${INDENT}from any state:`);
     for (const label of spelledOut(edge)) lines.push(`${INDENT}${INDENT}${label}`);
+    lines.push(`${INDENT}end note`);
+  }
+  const anyState = graph.targetless.filter((transition) => transition.source === '');
+  const initial = graph.nodes.find((node) => node.parent === undefined && node.initial);
+  if (anyState.length > 0 && initial !== undefined) {
+    lines.push(`${INDENT}note right of ${initial.key}`);
+    lines.push(`${INDENT}${INDENT}in any state, without leaving it:`);
+    for (const transition of anyState) lines.push(`${INDENT}${INDENT}${spelled(transition.label, transition.actions)}`);
     lines.push(`${INDENT}end note`);
   }
   return lines.join('\n');
@@ -80,16 +89,18 @@ export function diagramsMarkdown(graphs: MachineGraphs): string {
     '<!-- Generated from the machine definitions by `npm run diagrams` (scripts/generate-diagrams.mjs). Do not edit:',
     '     test/viewer/diagrams.test.ts fails when this file no longer matches machines/*.machine.ts. -->',
     '',
-    'Both diagrams are drawn from the definitions in `machines/` (their states and targeted',
-    'transitions; transitions that only run actions, like `STEER`, change no state and are left out).',
+    'Both diagrams are drawn from the definitions in `machines/`: every state and every transition.',
     'A label reads `event (guard) / actions`: `X done` / `X error` are the invoked actor `X` answering or',
     'failing, `after X` a delayed transition, `always` an eventless one; `(name)` is the named guard that',
     'decides the transition (`(guarded)` an inline one), and the names after `/` the actions it runs, in',
     'order. A state\'s `entry /` line lists what it does when entered, its `exit /` line what it does when',
     'left (whichever transition leaves it, a stop from any state included). Every guard and action is named in',
-    'the machine\'s `setup()`, so these names are the spec. Notes list the transitions declared on the',
-    'machine itself: they apply from any state. The local viewer (`dualloop view`, docs/viewer.md) draws',
-    'the same graphs, with the events and guards (the actions are left out there to keep it legible).',
+    'the machine\'s `setup()`, so these names are the spec. A state\'s `on` lines are transitions without a',
+    'target: they run their actions and the machine stays in that state (`TOOL_STARTED` counts a started',
+    'tool). Notes list the transitions declared on the machine itself, which apply from any state: those',
+    'that lead to a state (`from any state:`), and those that only run actions (`in any state, without',
+    'leaving it:`, like `STEER`). The local viewer (`dualloop view`, docs/viewer.md) draws the same',
+    'states and arrows, with the events and guards (the actions are left out there to keep it legible).',
     '',
     ...section('Outer loop: the workflow machine', 'machines/workflow.machine.ts', graphs.workflow),
     ...section('Inner loop: the turn machine', 'machines/turn.machine.ts', graphs.turn),
@@ -98,10 +109,12 @@ export function diagramsMarkdown(graphs: MachineGraphs): string {
 
 /** An edge's transitions as `event (guard) / action, action`. */
 function spelledOut(edge: GraphEdge): string[] {
-  return edge.labels.map((label, index) => {
-    const actions = edge.actions[index] ?? [];
-    return actions.length === 0 ? label : `${label} / ${actions.join(', ')}`;
-  });
+  return edge.labels.map((label, index) => spelled(label, edge.actions[index] ?? []));
+}
+
+/** One transition as `event (guard) / action, action`. */
+function spelled(label: string, actions: readonly string[]): string {
+  return actions.length === 0 ? label : `${label} / ${actions.join(', ')}`;
 }
 
 function actorText(actor: InvokedActor): string {

@@ -43,6 +43,19 @@ export interface GraphEdge {
   readonly actions: readonly (readonly string[])[];
 }
 
+/**
+ * A transition without a target: it runs its actions and the machine stays in its state (STEER,
+ * TOOL_STARTED, an ABORT while a task runs). docs/diagrams.md lists them; the viewer draws no arrow.
+ */
+export interface TargetlessTransition {
+  /** The state that declares it; `''` is the machine's root: it applies in any state. */
+  readonly source: string;
+  /** The event and the guard, as on an edge (`ABORT (taskRunning)`). */
+  readonly label: string;
+  /** The actions it runs, by name. */
+  readonly actions: readonly string[];
+}
+
 /** A machine drawn from its definition (src/viewer/machine-graph.ts). */
 export interface MachineGraph {
   readonly id: string;
@@ -53,6 +66,8 @@ export interface MachineGraph {
   readonly nodes: readonly GraphNode[];
   /** Targeted transitions between states; root-level ones have `source: ''`. */
   readonly edges: readonly GraphEdge[];
+  /** Transitions that only run actions, in definition order (the root's first). */
+  readonly targetless: readonly TargetlessTransition[];
 }
 
 export interface MachineGraphs {

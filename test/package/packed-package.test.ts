@@ -92,10 +92,15 @@ describe('the packed package in a consumer project', () => {
     expect(readdirSync(join(dir, 'starter')).sort()).toEqual(['dualloop-tools.mjs', 'dualloop.cassette.yaml', 'dualloop.yaml']);
 
     const { stdout } = await run(NODE, [dualloop, 'run', 'starter/dualloop.yaml', '--run-id', 'starter-1'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
-    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; stop?: { reason: string }; name?: string; isError?: boolean });
+    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; stop?: { reason: string }; name?: string; isError?: boolean; result?: unknown; text?: string });
     expect(events.filter((event) => event.type === 'task_end').map((event) => event.stop?.reason)).toEqual(['planner_stopped', 'planner_stopped']);
     expect(events.at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'goal_achieved' } });
     expect(events.filter((event) => event.type === 'tool_execution_end').map((event) => [event.name, event.isError])).toEqual([['count_words', false], ['calculator', false]]);
+    // The recorded answers agree with what the tools computed: a new user's first run is not wrong.
+    const [words, doubled] = events.filter((event) => event.type === 'tool_execution_end').map((event) => event.result as { words?: number; result?: number });
+    const answers = events.filter((event) => event.type === 'message_end' && event.text !== '').map((event) => event.text);
+    expect(answers).toEqual([`The sentence has ${words!.words} words.`, `Twice the word count is ${doubled!.result}.`]);
+    expect(doubled!.result).toBe(words!.words! * 2);
 
     const again = await run(NODE, [dualloop, 'init', 'starter'], { cwd: dir }).then(
       () => ({ code: 0, stderr: '' }),

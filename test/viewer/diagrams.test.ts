@@ -69,6 +69,15 @@ describe('machineGraph', () => {
     expect(chart).toContain('        CANCEL / stopOnCancel');
   });
 
+  it('keeps transitions without a target apart, and writes them as `on` lines of their state or a note of the machine', () => {
+    const { workflow, turn } = kernelMachineGraphs();
+    expect(turn.targetless).toContainEqual({ source: 'ACT', label: 'TOOL_STARTED', actions: ['countStartedTool'] });
+    expect(workflow.targetless).toContainEqual({ source: '', label: 'ABORT (taskRunning)', actions: ['holdAbortStop', 'cancelTask'] });
+    expect(workflow.edges.flatMap((edge) => edge.labels)).not.toContain('ABORT (taskRunning)');
+    expect(toMermaid(turn)).toContain('    ACT : on TOOL_STARTED / countStartedTool');
+    expect(toMermaid(workflow)).toContain('    note right of INIT\n        in any state, without leaving it:\n        ABORT (taskRunning) / holdAbortStop, cancelTask');
+  });
+
   it('shows inline guards and actions as such, and leaves out the timers of delayed transitions', () => {
     const machine = createMachine({
       id: 'm',
