@@ -23,7 +23,7 @@ export { currentTimeTool } from './tools/builtin/current-time.js';
 export { listFilesTool, readFileTool, type FileToolOptions } from './tools/builtin/file-tools.js';
 export { declarativePolicy, type DeclarativePolicySpec } from './policy/declarative-policy.js';
 export { terminate } from './contracts/tool.js';
-export type { OpenedToolSource, Tool, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult, ToolSource, ToolSourceContext } from './contracts/tool.js';
+export type { OpenedToolSource, Tool, ToolCallPlace, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult, ToolSource, ToolSourceContext } from './contracts/tool.js';
 
 export { memoryStore } from './checkpoint/memory-store.js';
 export type { MemoryStore, MemoryStoreOptions } from './checkpoint/memory-store.js';

@@ -74,6 +74,7 @@ function plainUsage(usage: unknown): unknown {
 function plainToolCalls(value: unknown): ToolCall[] {
   if (!Array.isArray(value)) throw new ShapeProblem('a response needs a toolCalls array');
   const calls: ToolCall[] = [];
+  const ids = new Set<string>();
   const length = value.length;
   for (let index = 0; index < length; index += 1) {
     const call: unknown = value[index];
@@ -86,9 +87,20 @@ function plainToolCalls(value: unknown): ToolCall[] {
     const argumentsError = source['argumentsError'];
     if (argumentsError !== undefined && typeof argumentsError !== 'string') throw new ShapeProblem(`toolCalls.${index}.argumentsError must be a string`);
     // The arguments are copied into plain JSON by the limits check (checked-model-result.ts).
-    calls.push({ id, name, args: source['args'], ...(argumentsError === undefined ? {} : { argumentsError }) });
+    calls.push({ id: uniqueId(id, index, ids), name, args: source['args'], ...(argumentsError === undefined ? {} : { argumentsError }) });
   }
   return calls;
+}
+
+/**
+ * Ids pair a call with its result (events, the transcript, the recorded result): a second call of
+ * one answer with the same id (a server breaking the protocol) gets `<id>~<position>`.
+ */
+function uniqueId(id: string, index: number, ids: Set<string>): string {
+  let unique = id;
+  while (ids.has(unique)) unique = `${unique}~${index}`;
+  ids.add(unique);
+  return unique;
 }
 
 function plainWarnings(value: unknown): string[] | undefined {
