@@ -23,7 +23,7 @@ export { currentTimeTool } from './tools/builtin/current-time.js';
 export { listFilesTool, readFileTool, type FileToolOptions } from './tools/builtin/file-tools.js';
 export { declarativePolicy, type DeclarativePolicySpec } from './policy/declarative-policy.js';
 export { terminate } from './contracts/tool.js';
-export type { OpenedToolSource, Tool, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult, ToolSource, ToolSourceContext } from './contracts/tool.js';
+export type { OpenedToolSource, Tool, ToolCallPlace, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult, ToolSource, ToolSourceContext } from './contracts/tool.js';
 
 export { memoryStore } from './checkpoint/memory-store.js';
 export type { MemoryStore, MemoryStoreOptions } from './checkpoint/memory-store.js';
@@ -32,7 +32,7 @@ export { sqliteStore } from './checkpoint/sqlite-store.js';
 export type { SqliteStore, SqliteStoreOptions } from './checkpoint/sqlite-store.js';
 export { postgresStore } from './checkpoint/postgres-store.js';
 export { approveRun, cancelRun, steerRun } from './control/run-control.js';
-export type { ApproveOptions } from './control/run-control.js';
+export type { ApproveOptions, ControlRedaction } from './control/run-control.js';
 export type { ControlChannel, ControlCommand } from './contracts/control.js';
 export type { PostgresConnection, PostgresPool, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres-store.js';
 export { submitRun, type SubmittedRun } from './workers/submit-run.js';

@@ -24,12 +24,12 @@ export interface AuditSources {
   readonly eventCount?: number;
   /** The store's `kind`, named when the history is damaged. */
   readonly storeKind: string;
-  /** Whether the store holds any checkpoint of the run. */
-  readonly hasCheckpoint: boolean;
+  /** The `sequence` of the latest checkpoint the store holds of the run; undefined when it holds none. */
+  readonly checkpointSequence: number | undefined;
 }
 
 /** Builds the stop tree from what any store keeps; every store's `audit()` delegates here. */
-export function buildAudit({ record, result, progress, events, eventCount, storeKind, hasCheckpoint }: AuditSources): AuditReport {
+export function buildAudit({ record, result, progress, events, eventCount, storeKind, checkpointSequence }: AuditSources): AuditReport {
   const compactions = compactionsByTask(events);
   const tasks = (result?.tasks ?? progress?.results ?? []).map((task) => auditTask(task, compactions.get(taskKey(task.index, task.taskId)) ?? []));
   const policyDecisions: AuditPolicyDecision[] = [];
@@ -62,7 +62,7 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     runId: record.runId,
     storeKind,
     tasksDone: result === undefined ? 0 : finishedTasks(result),
-    hasCheckpoint,
+    checkpointSequence,
     hasEvents: (eventCount ?? events.length) > 0,
     savedCheckpoints: events.filter((event) => event.type === 'checkpoint_saved'),
   });

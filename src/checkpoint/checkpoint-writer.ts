@@ -70,8 +70,8 @@ export class CheckpointWriter {
     this.snapshotTurns = base?.snapshotTurns ?? 0;
   }
 
-  /** NEXT_TURN: the running task after a turn it goes on from. */
-  turn(checkpoint: TurnCheckpoint): MaybePromise<void> {
+  /** NEXT_TURN: the running task after a turn it goes on from. Answers the entry's `sequence`, as every write does. */
+  turn(checkpoint: TurnCheckpoint): MaybePromise<number> {
     const { point, task } = checkpoint;
     const base = this.workflow;
     const target: WorkflowProgress = {
@@ -87,7 +87,7 @@ export class CheckpointWriter {
   }
 
   /** CHECKPOINT: the workflow after a task ended; `task` is its result. */
-  task(progress: WorkflowProgress, task: TaskResult): MaybePromise<void> {
+  task(progress: WorkflowProgress, task: TaskResult): MaybePromise<number> {
     this.workflow = progress;
     return this.submit('task', progress, { taskId: task.taskId, taskIndex: task.index });
   }
@@ -96,7 +96,7 @@ export class CheckpointWriter {
    * TASK_SELECT: a strategy's new state (a plan, what its model calls spent). Turn entries carry it
    * from now on; `save` writes it at once (a model was called: a resume must not plan again).
    */
-  select(progress: WorkflowProgress, save: boolean): MaybePromise<void> {
+  select(progress: WorkflowProgress, save: boolean): MaybePromise<number | undefined> {
     this.workflow = progress;
     return save ? this.submit('select', progress, {}) : undefined;
   }
@@ -106,7 +106,7 @@ export class CheckpointWriter {
    * that the fork's history stands on its own and is a fork point itself — a `turn` entry after
    * the running task's last turn, or a `task` entry after the last committed task.
    */
-  forkStart(progress: WorkflowProgress): MaybePromise<void> {
+  forkStart(progress: WorkflowProgress): MaybePromise<number> {
     this.workflow = progress;
     const { active } = progress;
     const last = progress.results[progress.results.length - 1];
@@ -116,7 +116,7 @@ export class CheckpointWriter {
     return this.submit('task', progress, last === undefined ? {} : { taskId: last.taskId, taskIndex: last.index }, true);
   }
 
-  private submit(kind: CheckpointKind, target: WorkflowProgress, position: Position, snapshot = false): MaybePromise<void> {
+  private submit(kind: CheckpointKind, target: WorkflowProgress, position: Position, snapshot = false): MaybePromise<number> {
     const intent: Intent = { kind, target, position, savedAt: this.options.now(), eventSeq: this.options.lastEventSeq(), snapshot };
     if (this.tail === undefined) {
       const written = this.write(intent);
@@ -129,7 +129,7 @@ export class CheckpointWriter {
     return written;
   }
 
-  private track(written: Promise<void>): void {
+  private track(written: Promise<number>): void {
     const settled = written.then(
       () => undefined,
       () => undefined,
@@ -140,12 +140,11 @@ export class CheckpointWriter {
     });
   }
 
-  private write(intent: Intent): MaybePromise<void> {
+  private write(intent: Intent): MaybePromise<number> {
     const entry = this.entryFor(intent);
     const pending = this.options.store.saveCheckpoint(entry);
     if (pending instanceof Promise) return pending.then(() => this.accepted(entry, intent.target));
-    this.accepted(entry, intent.target);
-    return undefined;
+    return this.accepted(entry, intent.target);
   }
 
   private entryFor({ kind, target, position, savedAt, eventSeq, snapshot: forced }: Intent): CheckpointEntry {
@@ -173,7 +172,7 @@ export class CheckpointWriter {
     };
   }
 
-  private accepted(entry: CheckpointEntry, target: WorkflowProgress): void {
+  private accepted(entry: CheckpointEntry, target: WorkflowProgress): number {
     this.durable = target;
     this.sequence = entry.sequence;
     this.legacyBase = false;
@@ -183,5 +182,6 @@ export class CheckpointWriter {
       this.sinceSnapshot = 0;
       this.snapshotTurns = target.active?.point.progress.turns.length ?? 0;
     }
+    return entry.sequence;
   }
 }

@@ -137,7 +137,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       const run = runs.get(runId);
       if (run === undefined) return undefined;
       const progress = run.result === undefined ? rebuiltOrThrow(history(run), runId)?.view.progress : undefined;
-      return buildAudit({ record: run.record, result: run.result, progress, events: run.events, storeKind: 'memory', hasCheckpoint: run.checkpoints.length > 0 });
+      return buildAudit({ record: run.record, result: run.result, progress, events: run.events, storeKind: 'memory', checkpointSequence: run.checkpoints.at(-1)?.sequence });
     },
   };
 }

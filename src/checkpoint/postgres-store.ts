@@ -367,8 +367,9 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         ).map((row) => parse(runId, 'event', row.body) as KernelEvent);
         const eventCount = Number((await query(`${prefix}_count`, `SELECT count(*) AS count FROM ${schema}.events WHERE run = $1`, [key]))[0]?.count ?? 0);
         const progress = result === undefined ? rebuiltOrThrow(await loadCheckpoint(runId), runId)?.view.progress : undefined;
-        const hasCheckpoint = progress !== undefined || (await query(`${prefix}_has_entry`, `SELECT 1 FROM ${schema}.checkpoint_entries WHERE run = $1 LIMIT 1`, [key])).length > 0;
-        return buildAudit({ record, result, progress, events, eventCount, storeKind: 'postgres', hasCheckpoint });
+        const latest = (await query(`${prefix}_latest_entry`, `SELECT max(sequence) AS sequence FROM ${schema}.checkpoint_entries WHERE run = $1`, [key]))[0]?.sequence;
+        const checkpointSequence = latest === null || latest === undefined ? undefined : Number(latest);
+        return buildAudit({ record, result, progress, events, eventCount, storeKind: 'postgres', checkpointSequence });
       }),
     async close() {
       if (closed) return;

@@ -232,8 +232,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         const events = (statements.auditedEvents.all(key, ...AUDITED_EVENT_TYPES) as Row[]).map((row) => parse(runId, 'event', row.body) as KernelEvent);
         const eventCount = Number((statements.countEvents.get(key) as Row).count);
         const progress = result === undefined ? rebuiltOrThrow(loadCheckpoint(runId), runId)?.view.progress : undefined;
-        const hasCheckpoint = progress !== undefined || checkpoints.list(key).length > 0;
-        return buildAudit({ record, result, progress, events, eventCount, storeKind: 'sqlite', hasCheckpoint });
+        const checkpointSequence = checkpoints.list(key).at(-1)?.sequence;
+        return buildAudit({ record, result, progress, events, eventCount, storeKind: 'sqlite', checkpointSequence });
       }),
     close() {
       if (!database.isOpen) return;

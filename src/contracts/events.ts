@@ -90,7 +90,15 @@ export type KernelEventBody =
       readonly replayed: boolean;
       readonly durationMs: number;
     } & TurnScoped)
-  | { readonly type: 'checkpoint_saved'; readonly kind: 'task' | 'turn'; readonly taskId: string; readonly taskIndex: number; readonly turn?: number }
+  | {
+      readonly type: 'checkpoint_saved';
+      readonly kind: 'task' | 'turn';
+      readonly taskId: string;
+      readonly taskIndex: number;
+      readonly turn?: number;
+      /** The saved entry's number in the run's checkpoint history (absent in logs written before it was recorded): a resume checks that the store still holds it (ADR 0302). */
+      readonly sequence?: number;
+    }
   | {
       readonly type: 'policy_decision';
       readonly subject: PolicySubject;

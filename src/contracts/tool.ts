@@ -53,6 +53,13 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> extends ToolDefiniti
 }
 
 /** The outcome of one tool call, as recorded (keyed by `toolCallId`) and replayed on resume. */
+/** A tool call's place in a run: task, turn, and position in the model's answer (0-based). */
+export interface ToolCallPlace {
+  readonly taskIndex: number;
+  readonly turn: number;
+  readonly position: number;
+}
+
 export interface ToolResult {
   readonly toolCallId: string;
   readonly name: string;
@@ -70,6 +77,12 @@ export interface ToolResult {
   readonly usedSlot: boolean;
   /** True when this result was read back from the store instead of running the tool again. */
   readonly replayed?: boolean;
+  /**
+   * Where the kernel ran the call, in the copy it records (`recordToolResult`): its task, turn and
+   * place in the model's answer. A resume replays a recorded result only for the call at that very
+   * place, since a model may use one id for several calls (ADR 0304).
+   */
+  readonly at?: ToolCallPlace;
   /** Set when a policy gate refused the call or asked for approval (the call did not run). */
   readonly policy?: {
     readonly decision: 'deny' | 'require_approval';

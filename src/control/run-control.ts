@@ -8,9 +8,20 @@ import { isResumableStop } from '../contracts/stop-rules.js';
 import { hasControlChannel, type ControlChannel, type ControlCommand } from '../contracts/control.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
-import { RunError } from '../errors.js';
+import { ConfigError, RunError } from '../errors.js';
+import { createRedactor, MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
 
-export interface ApproveOptions {
+/**
+ * A command travels through the store, where it stays: it is redacted before it is written (ADR
+ * 0301). Key-shaped tokens always; the values in `redact` too — this process does not know the
+ * secrets the running kernel was configured with. The run receives the command as written.
+ */
+export interface ControlRedaction {
+  /** Secret values (at least 4 characters each) to replace by `[redacted]` in the message or reason. */
+  readonly redact?: readonly string[];
+}
+
+export interface ApproveOptions extends ControlRedaction {
   /** The approval id (a tool call's id, or `task:<taskId>`); may be left out when exactly one is pending. */
   readonly callId?: string;
   readonly answer: ApprovalAnswer;
@@ -18,20 +29,23 @@ export interface ApproveOptions {
 }
 
 /** Asks the process running the run to stop it `context_canceled`; a parked or crashed run stops on its next resume. */
-export async function cancelRun(store: CheckpointStore, runId: string, options: { readonly reason?: string } = {}): Promise<void> {
+export async function cancelRun(store: CheckpointStore, runId: string, options: { readonly reason?: string } & ControlRedaction = {}): Promise<void> {
+  const redact = commandRedactor(options);
   const channel = await openRun(store, runId);
-  await channel.sendControl(runId, { kind: 'cancel', ...(options.reason === undefined ? {} : { reason: options.reason }) });
+  await channel.sendControl(runId, redact({ kind: 'cancel', ...(options.reason === undefined ? {} : { reason: options.reason }) }));
 }
 
 /** Queues a steering message for the run, delivered as `steer()` delivers it. */
-export async function steerRun(store: CheckpointStore, runId: string, message: string): Promise<void> {
+export async function steerRun(store: CheckpointStore, runId: string, message: string, options: ControlRedaction = {}): Promise<void> {
   if (typeof message !== 'string' || message.trim() === '') throw new RunError({ code: 'control_invalid', runId, message: `run ${runId}: a steering message must be a non-empty string` });
+  const redact = commandRedactor(options);
   const channel = await openRun(store, runId);
-  await channel.sendControl(runId, { kind: 'steer', message });
+  await channel.sendControl(runId, redact({ kind: 'steer', message }));
 }
 
 /** Answers a pending approval of a parked run; returns the approval id answered. */
 export async function approveRun(store: CheckpointStore, runId: string, options: ApproveOptions): Promise<string> {
+  const redact = commandRedactor(options);
   const channel = await openRun(store, runId);
   const result = await store.loadResult(runId);
   if (result?.stop.reason !== 'awaiting_approval') {
@@ -49,8 +63,19 @@ export async function approveRun(store: CheckpointStore, runId: string, options:
     throw new RunError({ code: 'approval_not_pending', runId, message: `run ${runId}: ${what}; pending: ${list}` });
   }
   const command: ControlCommand = { kind: 'approve', approvalId, answer: options.answer, ...(options.reason === undefined ? {} : { reason: options.reason }) };
-  await channel.sendControl(runId, command);
+  await channel.sendControl(runId, redact(command));
   return approvalId;
+}
+
+/** The command as the store may keep it; a `redact` value too short to be a secret is a ConfigError, before anything is sent. */
+function commandRedactor(options: ControlRedaction): (command: ControlCommand) => ControlCommand {
+  const redact = options.redact ?? [];
+  const issues = redact.flatMap((value, index) =>
+    typeof value === 'string' && value.length >= MIN_SECRET_LENGTH ? [] : [{ path: `redact.${index}`, message: `must be a string of at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)` }],
+  );
+  if (issues.length > 0) throw new ConfigError({ message: 'Invalid control options', issues });
+  const redactor = createRedactor({ redact, models: [] });
+  return (command) => redactor.value(command);
 }
 
 /** The approvals the run's last segment asked for: its `require_approval` decisions since its last start. */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { cleanRunId } from '../kernel/run-ids.js';
 import type { Message } from '../contracts/messages.js';
 import type { Model } from '../contracts/model.js';
 import { ConfigError } from '../errors.js';
@@ -35,7 +35,7 @@ export function createEngine(options: KernelOptions): EngineAdapter {
   const start: StartRun = (transcript, signal, firstCallIndex) => {
     calls.base = firstCallIndex;
     calls.made = 0;
-    const runId = `engine-${randomUUID()}`;
+    const runId = cleanRunId(undefined, kernel.deps.redactor, 'engine options', 'engine');
     transcripts.set(runId, transcript);
     const run = kernel.start([describeRequest(transcript)], { runId, ...(signal === undefined ? {} : { signal }) });
     const finished = run.result.then((result) => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { EMPTY_PROGRESS } from '../contracts/workflow-protocol.js';
 import type { RunRecord } from '../contracts/store.js';
@@ -19,6 +18,7 @@ import { RunFence } from './fenced-store.js';
 import { createHolderId, createLeaseKeeper, heldError } from './run-lease.js';
 import type { RunRegistry } from './run-runtime.js';
 import { normalizeTasks, type TaskInput } from './tasks.js';
+import { cleanRunId, refuseRedactedTaskIds } from './run-ids.js';
 import type { WorkflowRun } from './workflow-run.js';
 
 export interface StartOptions {
@@ -99,10 +99,11 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
     deps,
     start(tasks, startOptions = {}) {
       const specs = normalizeTasks(tasks ?? deps.loop.tasks ?? (deps.loop.goal === undefined ? undefined : [deps.loop.goal]), deps.loop.bounds);
-      const runId = startOptions.runId ?? `run-${randomUUID()}`;
-      if (!RUN_ID.test(runId)) {
+      if (startOptions.runId !== undefined && !RUN_ID.test(startOptions.runId)) {
         throw new ConfigError({ message: 'Invalid start options', issues: [{ path: 'runId', message: 'must be 1–128 letters, digits, ".", "_" or "-"' }] });
       }
+      const runId = cleanRunId(startOptions.runId, deps.redactor, 'start options');
+      refuseRedactedTaskIds(specs, deps.redactor);
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
       const fence = new RunFence(runId);
       const ready = createRunRecord(deps, { runId, ...(deps.loop.name === undefined ? {} : { name: deps.loop.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder, fence);
@@ -121,7 +122,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
     },
     async fork(sourceRunId, forkOptions) {
       const parsed = parseForkOptions(forkOptions);
-      const runId = parsed.runId ?? `run-${randomUUID()}`;
+      const runId = cleanRunId(parsed.runId, deps.redactor, 'fork options');
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
       const plan = await createForkPlan(deps, { sourceRunId, runId, digest, holder, options: parsed }).catch((error: unknown) => {
         throw codedStoreFailure(error, deps.store, runId, `fork of ${sourceRunId} into`);

@@ -96,9 +96,9 @@ async function readProgress(
     runId,
     storeKind: store.kind,
     tasksDone: finished === undefined ? 0 : finishedTasks(finished),
-    hasCheckpoint: checkpoint !== undefined,
+    checkpointSequence: checkpoint?.view.sequence,
     hasEvents: later.length > 0,
-    savedCheckpoints: checkpoint === undefined ? later.filter((event) => event.type === 'checkpoint_saved') : [],
+    savedCheckpoints: later.filter((event) => event.type === 'checkpoint_saved'),
   });
   const saved = checkpoint?.view.progress;
   // Only a traced resume reads the whole log, for the trace context its last segment saved.

@@ -28,7 +28,8 @@ const MAX_ALIAS_COUNT = 100;
 /** Parses YAML 1.2 (a superset of JSON) keeping node positions, so every problem can name its line. */
 export function parseYamlSource(text: string, file: string): YamlSource {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // logLevel 'error': the yaml package's warnings (a collection used as a key) would go to stderr as process warnings.
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
   const lineAt = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
   const syntaxIssues = document.errors.map(
     (error): SourceIssue => ({ file, path: '', ...lineField(lineAt(error.pos[0])), message: firstLine(error.message) }),

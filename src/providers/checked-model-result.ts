@@ -3,6 +3,7 @@ import type { ToolCall } from '../contracts/messages.js';
 import type { ModelResponse, ModelResult } from '../contracts/model.js';
 import { usageProblem } from '../contracts/usage.js';
 import { boundValue, nestingDepth } from '../tools/bounded-value.js';
+import { plainModelResult } from './plain-model-result.js';
 
 /**
  * A model's answer as the kernel may count and keep it. Whatever the provider (OpenAI wire, AI
@@ -11,17 +12,12 @@ import { boundValue, nestingDepth } from '../tools/bounded-value.js';
  * off (ADR 0112). Its text and tool-call arguments are bounded here, before any event, transcript
  * or store holds them (ADR 0113, ADR 0104).
  */
-export function checkedModelResult(result: ModelResult, limits: Limits): ModelResult {
-  const shape = (result as { type?: unknown } | null | undefined)?.type;
-  if (shape !== 'response' && shape !== 'failure') {
-    return { type: 'failure', code: 'invalid_response', message: 'the model answered something that is neither a response nor a failure' };
-  }
+export function checkedModelResult(answer: ModelResult, limits: Limits): ModelResult {
+  // Read once into plain data first: getters and Proxies of a custom Model cannot throw or change it later.
+  const result = plainModelResult(answer);
   if (result.type === 'failure') {
     if (result.usage === undefined || usageProblem(result.usage) === undefined) return result;
     return { type: 'failure', code: 'invalid_usage', message: `the model reported invalid usage with its failure (${result.code}): ${usageProblem(result.usage)}` };
-  }
-  if (!Array.isArray(result.toolCalls) || typeof result.text !== 'string') {
-    return { type: 'failure', code: 'invalid_response', message: 'the model answered a response without a text string and a toolCalls array' };
   }
   // A response must say what it cost (0 when free or unknown): a missing cost would make every cost budget NaN.
   const problem = result.costUsd === undefined ? 'costUsd is missing, not a non-negative finite number' : usageProblem(result.usage, result.costUsd);
@@ -69,7 +65,8 @@ function boundedCall(call: ToolCall, limits: Limits): ToolCall {
   const maxChars = limits.toolArgumentsChars;
   // Linear in the limit, never in the arguments: the copy stops once the budget is spent.
   const measured = boundValue(call.args, { maxChars, maxDepth: maxDepth + 1 });
-  if (!measured.truncated) return call;
+  // Within the limits, the plain JSON copy is what the run keeps: a BigInt, a function or a getter of a custom Model's arguments cannot reach a store.
+  if (!measured.truncated) return typeof call.args === 'object' || typeof call.args === 'bigint' ? { ...call, args: measured.value } : call;
   const size = typeof call.args === 'string' ? `${call.args.length} characters` : `more than ${maxChars} characters`;
   const text = typeof call.args === 'string' ? call.args : String(measured.value);
   return {

@@ -64,7 +64,9 @@ export function partialToken(text: string, limit: number): PartialToken {
   let hold = 0;
   let bodyOf: RegExp | undefined;
   for (const head of [...SHAPES.flatMap((shape) => shape.heads), ...BEARER_HEADS]) {
-    for (let length = Math.min(head.length - 1, end - floor); length > hold; length -= 1) {
+    // A whole `Bearer` is held too: its credential comes only after the whitespace of a later delta.
+    const longest = BEARER_HEADS.includes(head) ? head.length : head.length - 1;
+    for (let length = Math.min(longest, end - floor); length > hold; length -= 1) {
       if (text.endsWith(head.slice(0, length)) && boundary(end - length)) {
         hold = length;
         break;

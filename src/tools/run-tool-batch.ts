@@ -89,7 +89,7 @@ async function runGroup(
 ): Promise<void> {
   if (group.length === 1) {
     const only = group[0]!;
-    results[only.index] = await runToolCall(only.call, scope);
+    results[only.index] = await runToolCall(only.call, scope, only.index);
     return;
   }
   let next = 0;
@@ -98,7 +98,7 @@ async function runGroup(
       const entry = group[next]!;
       next += 1;
       try {
-        results[entry.index] = await runToolCall(entry.call, scope);
+        results[entry.index] = await runToolCall(entry.call, scope, entry.index);
       } catch (error) {
         abortBatch(error);
         throw error;

@@ -1,7 +1,7 @@
 import type { ToolInvocation } from '../contracts/hooks.js';
 import type { ToolCall } from '../contracts/messages.js';
 import type { PolicyVerdict } from '../contracts/policy.js';
-import type { Tool, ToolResult } from '../contracts/tool.js';
+import type { Tool, ToolCallPlace, ToolResult } from '../contracts/tool.js';
 import { describeError } from '../errors.js';
 import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
@@ -41,7 +41,7 @@ export interface ToolCallScope {
  * hook failure before it is thrown; or, when the call is cancelled (the task stopped), at once from
  * the abort, since the run may end before the cancelled call's promise settles.
  */
-export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise<ToolResult> {
+export async function runToolCall(call: ToolCall, scope: ToolCallScope, position = 0): Promise<ToolResult> {
   const { run } = scope;
   const turnScope = { taskId: scope.taskId, taskIndex: scope.taskIndex, turn: scope.turn };
   const startedAt = scope.deps.clock.now();
@@ -67,7 +67,7 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise
   if (scope.signal.aborted) onCancel();
   else scope.signal.addEventListener('abort', onCancel, { once: true });
   try {
-    const result = scope.deps.redactor.value(await resolveCall(call, scope, turnScope));
+    const result = scope.deps.redactor.value(await resolveCall(call, scope, { ...turnScope, position }));
     end(result);
     return result;
   } catch (error) {
@@ -78,14 +78,17 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope): Promise
   }
 }
 
-async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number }): Promise<ToolResult> {
+async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number; position: number }): Promise<ToolResult> {
   const { deps, run } = scope;
   const tool = scope.tools.get(call.name);
   if (tool === undefined) return unknownToolResult(call, scope.tools);
   if (call.argumentsError !== undefined) return malformedArgumentsResult({ ...call, argumentsError: call.argumentsError });
   if (run.resumed && run.store !== undefined) {
     const recorded = await run.store.getToolResult(run.runId, call.id);
-    if (recorded !== undefined) return { ...recorded, replayed: true };
+    if (recorded !== undefined && isRecordOf(recorded, call, turnScope)) {
+      const { at: _place, ...replayed } = recorded;
+      return { ...replayed, replayed: true };
+    }
   }
   let args = validateArguments(tool, call.args);
   if (!args.ok) return refusedResult(call, args.message);
@@ -121,12 +124,24 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
-      await run.store.recordToolResult(run.runId, result);
+      const at: ToolCallPlace = { taskIndex: turnScope.taskIndex, turn: turnScope.turn, position: turnScope.position };
+      await run.store.recordToolResult(run.runId, { ...result, at });
     } catch (error) {
       throw new ToolHookFailure('store', `recording the result of tool "${call.name}" failed: ${describeError(error)}`);
     }
   }
   return result;
+}
+
+/**
+ * Whether a result recorded under this call's id is this call's (ADR 0304): a model may answer
+ * `call_0` on every turn, and another call's result must never stand in for this one. A record
+ * without its place (written before it was kept) counts when it is of the same tool.
+ */
+function isRecordOf(recorded: ToolResult, call: ToolCall, place: ToolCallPlace): boolean {
+  const at = recorded.at;
+  if (at === undefined) return recorded.name === call.name;
+  return at.taskIndex === place.taskIndex && at.turn === place.turn && at.position === place.position;
 }
 
 async function guardHook<T>(name: string, hook: () => T | Promise<T>): Promise<T> {

@@ -74,6 +74,19 @@ describe('sqliteStore: progress on record, history gone', () => {
     reopened.close();
   });
 
+  it('the latest checkpoints deleted, the first kept: not resumed from the earlier point (the second task is not run again)', async () => {
+    const { path, store } = open();
+    const runId = await stoppedAfterTaskOne(store);
+    store.close();
+    const database = new DatabaseSync(path);
+    database.exec('DELETE FROM checkpoint_entries WHERE sequence > 1; DELETE FROM checkpoint_results WHERE sequence > 1; DELETE FROM leases;');
+    database.close();
+    const reopened = sqliteStore({ path });
+    await expectResumeRefused(reopened, runId, /checkpoint\(s\) saved after the latest the sqlite store holds \(#1;/);
+    expectAuditNamesDamage(reopened.audit(runId), /saved after the latest the sqlite store holds/);
+    reopened.close();
+  });
+
   it('a sound run still resumes and audits', async () => {
     const { store } = open();
     const runId = await stoppedAfterTaskOne(store);
@@ -106,6 +119,21 @@ describe('postgresStore: progress on record, history gone', () => {
       await sql(`DELETE FROM "${schema}".checkpoint_results; DELETE FROM "${schema}".checkpoint_entries; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`);
       await expectResumeRefused(store, runId, /records \d+ saved checkpoint\(s\)/);
       expectAuditNamesDamage(await store.audit(runId), /records \d+ saved checkpoint\(s\)/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('postgresStore: the latest checkpoints lost', () => {
+  it('is named on resume and in the audit, not resumed from the earlier point', async () => {
+    const schema = schemas();
+    const store = postgresStore({ connectionString: postgresUrl() }, { schema, maxConnections: 2 });
+    try {
+      const runId = await stoppedAfterTaskOne(store);
+      await sql(`DELETE FROM "${schema}".checkpoint_results WHERE sequence > 1; DELETE FROM "${schema}".checkpoint_entries WHERE sequence > 1; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`);
+      await expectResumeRefused(store, runId, /checkpoint\(s\) saved after the latest the postgres store holds \(#1;/);
+      expectAuditNamesDamage(await store.audit(runId), /saved after the latest the postgres store holds/);
     } finally {
       await store.close();
     }

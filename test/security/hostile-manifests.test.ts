@@ -39,6 +39,14 @@ describe('hostile manifests', () => {
     expectOneLineRefusal(await runCli([command, 'bomb.yaml'], { cwd: dir }), /alias/i);
   });
 
+  it('an alias bomb whose aliases are mapping keys is refused in one line, without the yaml package warnings', async () => {
+    const { dir, write } = workspace();
+    const levels = ['k0: &k0 [a, b, c, d, e, f, g, h, i, j]'];
+    for (let level = 1; level < 9; level += 1) levels.push(`k${level}: &k${level} { ? *k${level - 1} : *k${level - 1}, x: [${Array(9).fill(`*k${level - 1}`).join(', ')}] }`);
+    write('key-bomb.yaml', ['name: m', ...levels, 'tasks: [go]'].join('\n'));
+    expectOneLineRefusal(await runCli(['validate', 'key-bomb.yaml'], { cwd: dir }), /Excessive alias count/);
+  });
+
   it('an unresolved alias is refused for what it is, without the alias-bomb explanation', async () => {
     const { write, dir } = workspace();
     write('unresolved.yaml', 'name: m\ntasks: [*missing]\n');

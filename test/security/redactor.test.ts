@@ -82,6 +82,23 @@ describe('the redactor', () => {
     );
   });
 
+  it('holds a whole `Bearer` at the end of a delta: the credential of the next delta does not leak', () => {
+    for (const pieces of [
+      ['header: Bearer', ' abcDEF123456ghiJKL', ' done'],
+      ['x-bearer', '\tZZZZZZZZZZZZZZ', 'Z'],
+      ['Bearer', ' ', 'tok', 'en-0123456789', '.'],
+    ]) {
+      const redaction = new EventRedaction(redactor);
+      const scope = { taskId: 't', taskIndex: 0, turn: 1 };
+      const text = pieces.join('');
+      const out = pieces.flatMap((delta) => redaction.split({ type: 'message_update', ...scope, delta }));
+      out.push(...redaction.split({ type: 'message_end', ...scope, text, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, finishReason: 'stop' }));
+      const deltas = out.map((body, seq) => redaction.clean({ ...body, runId: 'r', seq, at: 0 } as KernelEvent)).flatMap((event) => (event.type === 'message_update' ? [event.delta] : []));
+      expect(deltas.join(''), JSON.stringify(pieces)).toBe(redactor.text(text));
+      expect(deltas.join('')).toContain('[redacted]');
+    }
+  });
+
   it('streams a text without secrets delta for delta (unless a delta ends like the start of one)', () => {
     const redaction = new EventRedaction(createRedactor({ redact: [SECRET], models: [] }));
     const scope = { taskId: 't', taskIndex: 0, turn: 1 };

@@ -66,6 +66,8 @@ async function callModel(
   let streamed = 0;
   const maxChars = deps.tools.limits.modelTextChars;
   let result: ModelResult;
+  // A delta is part of this call only while the call runs: one sent later (a timer of a custom Model) would follow message_end.
+  let answering = true;
   try {
     const messages = await visibleMessages(deps, run, service, request, signal);
     const tools = request.wrapUp ? [] : (run.tools.ready ?? (await openTools(run))).descriptors;
@@ -75,7 +77,7 @@ async function callModel(
       signal,
       callIndex: request.callIndex,
       onTextDelta: (delta) => {
-        if (delta === '' || signal.aborted || streamed >= maxChars) return;
+        if (!answering || typeof delta !== 'string' || delta === '' || signal.aborted || streamed >= maxChars) return;
         const kept = streamed + delta.length <= maxChars ? delta : delta.slice(0, maxChars - streamed);
         streamed += kept.length;
         run.emit({ type: 'message_update', ...scope, delta: kept });
@@ -84,6 +86,7 @@ async function callModel(
   } catch (error) {
     result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : error instanceof ToolSourceError ? 'tool_failed' : 'model_threw', message: describeError(error) };
   }
+  answering = false;
   result = checkedModelResult(result, deps.tools.limits);
   if (signal.aborted) return result;
   if (result.type === 'failure') {

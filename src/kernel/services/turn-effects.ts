@@ -25,8 +25,8 @@ export function createReport(registry: RunRegistry) {
 export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry) {
   return ({ self }: { self: { send: (event: { type: 'CHECKPOINT_FAILED'; message: string; at: number }) => void } }, checkpoint: TurnCheckpoint) => {
     const run = runtimeOf(registry, checkpoint.runId);
-    const saved = () =>
-      run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId: checkpoint.task.id, taskIndex: checkpoint.task.index, turn: checkpoint.point.progress.turns.length });
+    const saved = (sequence: number) =>
+      run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId: checkpoint.task.id, taskIndex: checkpoint.task.index, turn: checkpoint.point.progress.turns.length, sequence });
     const failed = (error: unknown) => {
       run.emit({ type: 'error', scope: 'checkpoint', message: describeError(error), taskId: checkpoint.task.id, taskIndex: checkpoint.task.index });
       self.send({ type: 'CHECKPOINT_FAILED', message: describeError(error), at: deps.clock.now() });
@@ -34,7 +34,7 @@ export function createSaveTurnCheckpoint(deps: KernelDeps, registry: RunRegistry
     try {
       const pending = run.checkpoints.turn(checkpoint);
       if (pending instanceof Promise) pending.then(saved, failed);
-      else saved();
+      else saved(pending);
     } catch (error) {
       failed(error);
     }

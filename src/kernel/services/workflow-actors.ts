@@ -68,8 +68,8 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
 export function createCheckpointer(deps: KernelDeps, registry: RunRegistry) {
   return fromPromise<{ at: number }, CheckpointInput>(async ({ input }) => {
     const run = runtimeOf(registry, input.runId);
-    await run.checkpoints.task(input.progress, input.task);
-    run.emit({ type: 'checkpoint_saved', kind: 'task', taskId: input.task.taskId, taskIndex: input.task.index });
+    const sequence = await run.checkpoints.task(input.progress, input.task);
+    run.emit({ type: 'checkpoint_saved', kind: 'task', taskId: input.task.taskId, taskIndex: input.task.index, sequence });
     return { at: deps.clock.now() };
   });
 }
