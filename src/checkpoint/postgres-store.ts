@@ -398,6 +398,9 @@ function validate(connection: PostgresConnection, options: PostgresStoreOptions)
   const hasString = typeof value.connectionString === 'string' && value.connectionString.trim() !== '';
   const hasPool = typeof value.pool === 'object' && value.pool !== null && typeof (value.pool as { query?: unknown }).query === 'function';
   if (hasString === hasPool) issues.push({ path: 'connection', message: 'give exactly one of connectionString (a postgres:// URL) or pool (a pg.Pool)' });
+  // A URL of another database is refused here, not at the first write; only its scheme is named (the rest may hold a password).
+  const scheme = hasString ? /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(value.connectionString as string)?.[1] : undefined;
+  if (scheme !== undefined && !/^postgres(ql)?$/i.test(scheme)) issues.push({ path: 'connectionString', message: `must be a postgres:// or postgresql:// URL, not ${scheme}://` });
   const schema = options.schema ?? 'dualloop';
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) issues.push({ path: 'schema', message: 'must be 1–63 letters, digits or "_", not starting with a digit' });
   const maxConnections = options.maxConnections ?? 10;

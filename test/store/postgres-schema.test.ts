@@ -58,6 +58,14 @@ describe('postgresStore: the schema', () => {
     expect(error.issues.map((issue) => issue.path)).toEqual(['connection', 'schema', 'maxConnections']);
   });
 
+  it('refuses a URL of another database before connecting, naming its scheme but nothing else of it', () => {
+    const attempt = () => postgresStore({ connectionString: 'mysql://app:s3cret-pw@db.example:3306/app' });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow('connectionString: must be a postgres:// or postgresql:// URL, not mysql://');
+    expect(attempt).not.toThrow(/s3cret/);
+    expect(() => postgresStore({ connectionString: 'postgresql://localhost/x' })).not.toThrow();
+  });
+
   it('reports a server it cannot reach as a StoreError naming the database but not the password', async () => {
     const store = postgresStore({ connectionString: 'postgres://someone:s3cret-pw@127.0.0.1:1/nowhere' });
     const error = await failureOf(() => store.listRuns());
