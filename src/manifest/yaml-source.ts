@@ -32,7 +32,7 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
   const lineAt = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
   const syntaxIssues = document.errors.map(
-    (error): SourceIssue => ({ file, path: '', ...lineField(lineAt(error.pos[0])), message: firstLine(error.message) }),
+    (error): SourceIssue => ({ file, path: '', ...lineField(lineAt(error.pos[0])), message: explained(firstLine(error.message)) }),
   );
   const data = syntaxIssues.length > 0 ? undefined : toPlainValue(document, file);
   return {
@@ -51,11 +51,16 @@ function toPlainValue(document: Document, file: string): { value?: unknown; issu
   try {
     return { value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
   } catch (error) {
-    const reason = error instanceof Error ? firstLine(error.message) : String(error);
+    const reason = explained(error instanceof Error ? firstLine(error.message) : String(error));
     // Only the alias bound's own refusal is about expansion; an unresolved alias (or anything else) says just what it is.
     const why = /excessive alias count/i.test(reason) ? ` (aliases expand to more than ${MAX_ALIAS_COUNT} times their size)` : '';
     return { issue: { file, path: '', message: `refused: ${reason}${why}` } };
   }
+}
+
+/** The parser's own words, except where they describe the parser rather than the document. */
+function explained(message: string): string {
+  return /maximum call stack/i.test(message) ? 'nested too deeply to read (a manifest is configuration: a few levels are enough)' : message;
 }
 
 /** The start offset of the node at `path`, or of the deepest key or node on the way to it. */

@@ -55,6 +55,14 @@ describe('hostile manifests', () => {
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/expand to more than/);
   });
 
+  it('a manifest nested deeper than the parser can follow is refused as nested too deeply, in one line', async () => {
+    const { write, dir } = workspace();
+    write('deep.yaml', `name: m\nmodel: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`);
+    const result = await runCli(['validate', 'deep.yaml'], { cwd: dir });
+    expectOneLineRefusal(result, /nested too deeply to read/);
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/call stack/i);
+  });
+
   it('the alias bomb is refused with the explanation', async () => {
     const { write, dir } = workspace();
     write('bomb.yaml', BOMB);
