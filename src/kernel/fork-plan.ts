@@ -96,9 +96,10 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     if (isDualloopError(error)) throw error;
     throw new RunError({ code: 'run_exists', runId, message: `run ${runId} cannot be created: ${(error as Error).message}`, cause: error });
   }
+  const askedAt = performance.now();
   const lease = await acquireRunLease(store, runId, request.holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
-  const fence = new RunFence(runId);
+  const fence = new RunFence(runId, askedAt);
   fence.set(lease.token);
   await new CheckpointWriter({ runId, store: fencedStore(store, fence, () => undefined), now: () => clock.now(), lastEventSeq: () => 0 }).forkStart(edited.progress);
   const base = rebuiltOrThrow(await store.loadCheckpoint(runId), runId)!;

@@ -114,6 +114,8 @@ describe('worker processes', () => {
     expect(await store.listCheckpoints(runId)).toEqual(checkpoints);
     expect(await store.loadResult(runId)).toEqual(result);
     expect(await workflowEnds(store, runId)).toHaveLength(1);
+    // Nobody was killed: no tool call ran twice, the woken worker's included (ADR/0320).
+    expect(reExecutedRecordedCalls(executionsOf(workDir), new Set())).toEqual([]);
     await store.close();
   }, 90_000);
 });
