@@ -130,6 +130,8 @@ export function createLeaseKeeper(store: CheckpointStore, holder: string, ttlMs:
       if (!fence.lost && performance.now() - fence.confirmedAt < ttlMs / 2) return;
       const failure = await renew(fence, onLost);
       if (failure !== undefined) throw failure;
+      // A write refused meanwhile (the lease had run out before the renewal took it again) still ends the run.
+      if (fence.lost) throw fence.refusal();
     },
   };
 }

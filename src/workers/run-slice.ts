@@ -96,7 +96,13 @@ export async function runSlice(context: SliceContext, job: SliceJob): Promise<Sl
       await sendSlice(context.boss, { workflow: data.workflow, runId: data.runId }, priorityOf(job));
       return report('suspended');
     }
-    if (result.stop.reason === 'error' && result.stop.detail === 'lease_lost') return report('lease_lost', result.stop);
+    if (result.stop.reason === 'error' && result.stop.detail === 'lease_lost') {
+      // This worker was paused past the run's lease (ADR/0324). Another worker may hold the run
+      // now — or nobody, when the lease merely ran out: a next slice settles which (it resumes a
+      // free run, waits for a held one, leaves an ended one), so no run is left without a slice.
+      await sendSlice(context.boss, { workflow: data.workflow, runId: data.runId }, priorityOf(job));
+      return report('lease_lost', result.stop);
+    }
     if (endedByTheStore(result.stop)) {
       throw new StoreError({ code: 'store_failed', path: `postgres schema ${settings.schema}`, runId: data.runId, message: `run ${data.runId} ended ${result.stop.code}: ${result.stop.detail}; its slice is retried` });
     }
