@@ -5,6 +5,7 @@ import type { CommandIO } from './command-io.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
 import { ndjsonOutput } from './run-output.js';
 import { stopLine } from './stop-advice.js';
+import { endedByTheStore } from '../workers/slice-stops.js';
 
 /** How often the store is read for new events of the followed run. */
 const POLL_MS = 250;
@@ -12,7 +13,8 @@ const POLL_MS = 250;
 /**
  * `dualloop submit --wait`: follows a run some worker executes, from the store's event log
  * (NDJSON on stdout with `--json` or when piped, one line per task and stop on a terminal),
- * until a slice ends it: `workflow_end` that is not a drain (a drained slice writes none).
+ * until a slice ends it: `workflow_end` that is not a drain (a drained slice writes none) nor a
+ * store failure (a worker retries that slice, ADR/0321).
  * Returns the exit code `run` would give; 130 when interrupted (the run goes on).
  */
 export async function followStoredRun(store: CheckpointStore, runId: string, options: { readonly json: boolean; readonly io: CommandIO }): Promise<number> {
@@ -31,7 +33,8 @@ export async function followStoredRun(store: CheckpointStore, runId: string, opt
         after = event.seq;
         if (piped) ndjson.onEvent(event);
         else describe(event, io.stdout);
-        if (event.type === 'workflow_end') return ended(event.stop, runId, io);
+        if (event.type === 'workflow_end' && endedByTheStore(event.stop)) io.stderr.write(`${stopLine(event.stop)}\nthe store failed under the run; a worker retries it from its last checkpoint\n`);
+        else if (event.type === 'workflow_end') return ended(event.stop, runId, io);
       }
       if (interrupted) {
         io.stderr.write(`stopped following run ${runId}; it goes on (dualloop cancel ${runId} stops it)\n`);

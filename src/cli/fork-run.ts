@@ -41,7 +41,7 @@ export async function forkStoredRun(opened: CommandStore, request: ForkRequest, 
     return {
       ok: false,
       problem: 'no_manifest',
-      message: known ? `run ${request.sourceRunId} was not started by \`dualloop run\` with this store; pass --manifest PATH` : `no run ${request.sourceRunId} in this store`,
+      message: known ? `run ${request.sourceRunId} was not started by \`dualloop run\` or \`dualloop submit\` with this store; pass --manifest PATH` : `no run ${request.sourceRunId} in this store`,
     };
   }
   const own = request.overrides ?? {};

@@ -10,9 +10,21 @@ export class RunFence {
   lost = false;
   /** Lost on purpose: the run was suspended (src/kernel/run-suspension.ts); the lease is still ours to release. */
   suspended = false;
+  /**
+   * When (`performance.now()`, monotonic) the store was last asked for the lease that it granted
+   * with this token: the lease runs at least `leaseMs` from then by the store's clock, so until
+   * then no other process can hold the run (ADR/0320). Moved by each renewal that keeps the token.
+   */
+  confirmedAt: number;
   private waiting: Promise<number> | undefined;
 
-  constructor(readonly runId: string) {}
+  /** `askedAt`: when the lease was asked for, if before now (default: now, before asking). */
+  constructor(
+    readonly runId: string,
+    askedAt: number = performance.now(),
+  ) {
+    this.confirmedAt = askedAt;
+  }
 
   /** The token once known: at once for a synchronous store, else when the lease was granted. */
   set(token: MaybePromise<number>): void {

@@ -97,9 +97,10 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     // A duplicate id is the store's RunError `run_exists`; any other failure is the store's (src/kernel/coded-store-failure.ts).
     throw codedStoreFailure(error, store, runId, 'fork: recording');
   }
+  const askedAt = performance.now();
   const lease = await acquireRunLease(store, runId, request.holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
-  const fence = new RunFence(runId);
+  const fence = new RunFence(runId, askedAt);
   fence.set(lease.token);
   await new CheckpointWriter({ runId, store: fencedStore(store, fence, () => undefined), now: () => clock.now(), lastEventSeq: () => 0 }).forkStart(edited.progress);
   const base = rebuiltOrThrow(await store.loadCheckpoint(runId), runId)!;

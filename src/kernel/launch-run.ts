@@ -101,6 +101,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     abortWith({ reason: 'error', code: 'run_suspended', detail: 'suspended', at: clock.now() });
   });
   listeners.push(suspension.listener);
+  const onLeaseTrouble = (detail: string) => (fence.lost ? loseLease(detail) : failRun('store', detail));
   const store = fencedStore(deps.store, fence, loseLease);
   if (deps.events.logger !== undefined) {
     listeners.push(guardedListener(loggerListener(deps.events.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
@@ -129,12 +130,14 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       ...(plan.checkpoint === undefined ? {} : { base: plan.checkpoint }),
     }),
     tools,
+    confirmLease: () => leases.confirm(fence, onLeaseTrouble),
     // A service that reports after the run ended (a gate or tool that ignored its signal) is ignored.
     emit: (body) => {
       if (!ended) sink.emit(body);
     },
   };
   registry.set(runId, runtime);
+  const releaseLease = leases.keep(runId, fence, onLeaseTrouble);
 
   const startedAt = clock.now();
   const actor = createActor(machine, {
@@ -155,7 +158,6 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   abortWith = (stop) => {
     if (!ended) actor.send({ type: 'ABORT', stop });
   };
-  const releaseLease = leases.keep(runId, fence, (detail) => (fence.lost ? loseLease(detail) : failRun('store', detail)));
 
   const abortSignals = [deps.loop.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const onSignal = () => abortWith({ reason: 'context_canceled', detail: 'the caller aborted (AbortSignal)', at: clock.now() });

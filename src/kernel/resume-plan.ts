@@ -66,9 +66,10 @@ export async function loadResumePlan(
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
+  const askedAt = performance.now();
   const lease = await acquireRunLease(store, runId, holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
-  const fence = new RunFence(runId);
+  const fence = new RunFence(runId, askedAt);
   fence.set(lease.token);
   try {
     return { ...(await readProgress(deps, runId, record, finished, digest, options)), fence };

@@ -54,6 +54,14 @@ export function heldError(runId: string, refused: Extract<LeaseResult, { acquire
 export interface LeaseKeeper {
   /** Renews the run's lease until the returned function releases it; `onLost` stops the run. */
   keep(runId: string, fence: RunFence, onLost: (detail: string) => void): () => Promise<void>;
+  /**
+   * Resolves when this process surely still holds the run's lease; rejects (and `onLost` stops
+   * the run) when it does not, or when the store cannot say. Asked before a tool's side effect
+   * (ADR/0320): without a round trip while the last confirmation is younger than half the lease,
+   * else by renewing it, so that a process that was paused past its lease (GC, SIGSTOP, a frozen
+   * VM) learns it lost the run before it runs a tool that the run's new holder may have run.
+   */
+  confirm(fence: RunFence, onLost: (detail: string) => void): Promise<void>;
 }
 
 /**
@@ -66,26 +74,45 @@ export interface LeaseKeeper {
  */
 export function createLeaseKeeper(store: CheckpointStore, holder: string, ttlMs: number): LeaseKeeper {
   const running = new Map<string, { fence: RunFence; lost: (detail: string) => void }>();
+  /** Renewals in flight by run: concurrent confirmations share one round trip. */
+  const renewing = new Map<RunFence, Promise<unknown>>();
   let timer: ReturnType<typeof setInterval> | undefined;
-  const renew = async (runId: string, fence: RunFence, onLost: (detail: string) => void) => {
-    if (fence.lost || fence.token === undefined) return;
+  /** Renews the lease: resolves nothing while this process still holds it under the fence's token, else why not. */
+  const renewOnce = async (fence: RunFence, onLost: (detail: string) => void): Promise<unknown> => {
+    const { runId } = fence;
+    if (fence.lost) return fence.refusal();
+    if (fence.token === undefined) return undefined;
+    const askedAt = performance.now();
     try {
       const renewed = await store.acquireLease(runId, holder, ttlMs);
-      if (renewed.acquired && renewed.token === fence.token) return;
+      if (renewed.acquired && renewed.token === fence.token) {
+        fence.confirmedAt = Math.max(fence.confirmedAt, askedAt);
+        return undefined;
+      }
       if (renewed.acquired) await store.releaseLease(runId, holder);
-      if (fence.lost) return;
+      if (fence.lost) return fence.refusal();
       fence.lost = true;
       onLost(`lease_lost: run ${runId} ${renewed.acquired ? `was held by another process meanwhile (token ${fence.token} → ${renewed.token})` : `is now held by ${renewed.holder}`}`);
+      return fence.refusal();
     } catch (error) {
       onLost(`lease renewal failed: ${describeError(error)}`);
+      return error;
     }
+  };
+  const renew = (fence: RunFence, onLost: (detail: string) => void): Promise<unknown> => {
+    let pending = renewing.get(fence);
+    if (pending === undefined) {
+      pending = renewOnce(fence, onLost).finally(() => renewing.delete(fence));
+      renewing.set(fence, pending);
+    }
+    return pending;
   };
   return {
     keep(runId, fence, onLost) {
       running.set(runId, { fence, lost: onLost });
       if (timer === undefined) {
         timer = setInterval(() => {
-          for (const [id, entry] of running) void renew(id, entry.fence, entry.lost);
+          for (const entry of running.values()) void renew(entry.fence, entry.lost);
         }, ttlMs / 3);
         timer.unref();
       }
@@ -97,6 +124,14 @@ export function createLeaseKeeper(store: CheckpointStore, holder: string, ttlMs:
         }
         if (!fence.lost || fence.suspended) await store.releaseLease(runId, holder);
       };
+    },
+    async confirm(fence, onLost) {
+      // The local clock only decides whether to ask: the store's clock judges expiry (ADR/0182).
+      if (!fence.lost && performance.now() - fence.confirmedAt < ttlMs / 2) return;
+      const failure = await renew(fence, onLost);
+      if (failure !== undefined) throw failure;
+      // A write refused meanwhile (the lease had run out before the renewal took it again) still ends the run.
+      if (fence.lost) throw fence.refusal();
     },
   };
 }

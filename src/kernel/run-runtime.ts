@@ -27,6 +27,8 @@ export interface RunRuntime {
   readonly checkpoints: CheckpointWriter;
   /** The run's tools: the kernel's, plus its tool sources' once opened (at first need). */
   readonly tools: RunTools;
+  /** Resolves while this process still holds the run's lease (src/kernel/run-lease.ts `confirm`). */
+  confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;
 }
 

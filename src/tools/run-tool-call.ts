@@ -107,6 +107,11 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
 
+  try {
+    await run.confirmLease();
+  } catch (error) {
+    throw new ToolHookFailure('store', `tool "${call.name}" was not run: ${describeError(error)}`);
+  }
   const outcome = await execute(tool, call, args.value, scope, turnScope);
   let value = outcome.value;
   let isError = outcome.isError;

@@ -49,5 +49,11 @@ export interface ToolRun {
   /** True when resuming: a recorded result is replayed instead of running the tool again. */
   readonly resumed: boolean;
   readonly store: Pick<CheckpointStore, 'getToolResult' | 'recordToolResult'>;
+  /**
+   * Resolves when this process still holds the run; rejects when it lost it (the run is then
+   * stopped). Awaited before each tool runs, so that a process paused past its lease does not run
+   * a tool the run's new holder may have run (ADR/0320).
+   */
+  confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;
 }

@@ -15,6 +15,7 @@ import { RunError } from '../errors.js';
 import { acquireRunLease } from '../kernel/run-lease.js';
 import { normalizeTasks } from '../kernel/tasks.js';
 import { SliceData } from './run-queue.js';
+import { sliceContinues } from './slice-stops.js';
 
 export const RETRIES_EXHAUSTED = 'worker_retries_exhausted' as const;
 
@@ -37,7 +38,7 @@ export async function endDeadLetteredRun(store: CheckpointStore, slice: DeadSlic
     await store.createRun({ runId, name: data.workflow, optionsDigest: 'dead-lettered', tasks, createdAt: Date.now() });
   }
   const previous = await store.loadResult(runId);
-  if (previous !== undefined && previous.stop.reason !== 'awaiting_approval') return undefined;
+  if (previous !== undefined && !sliceContinues(previous.stop)) return undefined;
   const lease = await acquireRunLease(store, runId, holder, leaseMs);
   if (!lease.acquired) throw new RunError({ code: 'run_held', runId, message: `run ${runId} is still held by ${lease.holder}; its dead-lettering is retried` });
   try {

@@ -6,11 +6,12 @@
  */
 import type { PgBoss } from 'pg-boss';
 import type { CheckpointStore } from '../contracts/store.js';
-import { isDualloopError, RunError, WorkerError } from '../errors.js';
+import { isDualloopError, RunError, StoreError, WorkerError } from '../errors.js';
 import { createKernel } from '../kernel/create-kernel.js';
 import { suspendRun } from '../kernel/run-suspension.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
 import { sendSlice, SliceData } from './run-queue.js';
+import { endedByTheStore, sliceContinues } from './slice-stops.js';
 import type { SliceReport, WorkerSettings } from './worker-settings.js';
 
 /** A slice in flight, as the worker's drain sees it. */
@@ -35,8 +36,10 @@ export interface SliceJob {
 
 /**
  * Runs one slice and says how it ended. Throws (and so fails the job, which pg-boss retries and,
- * past `retryLimit`, dead-letters) only when the slice could not run at all: invalid job data, a
- * workflow builder or kernel options that throw, a store that cannot be read.
+ * past `retryLimit`, dead-letters) when the slice could not run at all — invalid job data, a
+ * workflow builder or kernel options that throw, a store that cannot be read — and when the run
+ * ended `error` because its store failed under it (ADR/0321): the retry resumes it from its last
+ * checkpoint once the database is back.
  */
 export async function runSlice(context: SliceContext, job: SliceJob): Promise<SliceReport> {
   const data = SliceData.parse(job.data) as SliceData;
@@ -54,9 +57,9 @@ export async function runSlice(context: SliceContext, job: SliceJob): Promise<Sl
   const existing = await store.getRun(data.runId);
   if (existing !== undefined) {
     const result = await store.loadResult(data.runId);
-    // Only a crashed, drained or parked run goes on: a run that ended (cancelled from another
-    // process included) is not restarted by a stray or duplicate slice.
-    if (result !== undefined && result.stop.reason !== 'awaiting_approval') return report('finished', result.stop);
+    // Only a crashed, drained, parked or store-failed run goes on: a run that ended (cancelled
+    // from another process included) is not restarted by a stray or duplicate slice.
+    if (result !== undefined && !sliceContinues(result.stop)) return report('finished', result.stop);
   } else if (data.tasks === undefined) {
     throw new RunError({ code: 'run_not_found', runId: data.runId, message: `run ${data.runId} does not exist and its slice carries no tasks` });
   }
@@ -93,7 +96,16 @@ export async function runSlice(context: SliceContext, job: SliceJob): Promise<Sl
       await sendSlice(context.boss, { workflow: data.workflow, runId: data.runId }, priorityOf(job));
       return report('suspended');
     }
-    if (result.stop.reason === 'error' && result.stop.detail === 'lease_lost') return report('lease_lost', result.stop);
+    if (result.stop.reason === 'error' && result.stop.detail === 'lease_lost') {
+      // This worker was paused past the run's lease (ADR/0324). Another worker may hold the run
+      // now — or nobody, when the lease merely ran out: a next slice settles which (it resumes a
+      // free run, waits for a held one, leaves an ended one), so no run is left without a slice.
+      await sendSlice(context.boss, { workflow: data.workflow, runId: data.runId }, priorityOf(job));
+      return report('lease_lost', result.stop);
+    }
+    if (endedByTheStore(result.stop)) {
+      throw new StoreError({ code: 'store_failed', path: `postgres schema ${settings.schema}`, runId: data.runId, message: `run ${data.runId} ended ${result.stop.code}: ${result.stop.detail}; its slice is retried` });
+    }
     return report('ended', result.stop);
   } finally {
     untrack();

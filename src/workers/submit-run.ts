@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RunError } from '../errors.js';
 import { DEFAULT_QUEUE_POLICY, ensureQueue, openBoss, sendSlice } from './run-queue.js';
-import { openSubmissions } from './submissions.js';
+import { openSubmissions, type Submission } from './submissions.js';
 import { resolveSubmitOptions, type SubmitRunOptions } from './worker-settings.js';
 
 export interface SubmittedRun {
@@ -16,7 +16,8 @@ export interface SubmittedRun {
  * recorded in the store first (ADR/0204), so that a later slice can be queued from the store alone.
  * Without `tasks`, queues the next slice of an existing run (a parked run after its approval; at
  * its recorded priority unless one is given; RunError `run_not_found` when there is none); a
- * finished run is not run again. Throws ConfigError on invalid options, before touching the database.
+ * finished run is not run again. Throws ConfigError on invalid options, before touching the database,
+ * and RunError `run_exists` for a run id first submitted to another workflow.
  */
 export async function submitRun(options: SubmitRunOptions): Promise<SubmittedRun> {
   const settings = resolveSubmitOptions(options);
@@ -24,13 +25,23 @@ export async function submitRun(options: SubmitRunOptions): Promise<SubmittedRun
   let priority = settings.priority;
   const submissions = await openSubmissions(settings);
   try {
+    // A run belongs to the workflow it was first submitted to: another one would run it with other code.
+    const refuseOtherWorkflow = (recorded: Submission | undefined) => {
+      if (recorded !== undefined && recorded.workflow !== settings.workflow) {
+        throw new RunError({ code: 'run_exists', runId, message: `run ${runId} was submitted to workflow ${recorded.workflow}; it cannot be queued for workflow ${settings.workflow}` });
+      }
+    };
+    const recorded = await submissions.find(runId);
+    refuseOtherWorkflow(recorded);
     if (settings.tasks === undefined) {
       if ((await submissions.store.getRun(runId)) === undefined) {
         throw new RunError({ code: 'run_not_found', runId, message: `run ${runId} does not exist in postgres schema ${settings.schema}: a new run needs its tasks` });
       }
-      priority ??= (await submissions.find(runId))?.priority;
-    } else {
+      priority ??= recorded?.priority;
+    } else if (recorded === undefined) {
       await submissions.record(runId, { workflow: settings.workflow, tasks: settings.tasks, ...(priority === undefined ? {} : { priority }) });
+      // Another submitter may have recorded it first, on another workflow.
+      refuseOtherWorkflow(await submissions.find(runId));
     }
   } finally {
     await submissions.close();

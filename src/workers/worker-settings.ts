@@ -78,7 +78,7 @@ export interface SliceReport {
   readonly runId: string;
   readonly workflow: string;
   readonly workerId: string;
-  /** `ended`: the run ended (or parked); `suspended`: handed back at a drain; `held`: another process held it, retried later; `finished`: nothing left to run; `lease_lost`: another worker took it over. */
+  /** `ended`: the run ended (or parked); `suspended`: handed back at a drain; `held`: another process held it, retried later; `finished`: nothing left to run; `lease_lost`: this worker was paused past the run's lease; the run's next slice was queued (ADR/0324). */
   readonly outcome: 'ended' | 'suspended' | 'held' | 'finished' | 'lease_lost';
   readonly stop?: { readonly reason: string; readonly detail: string };
 }

@@ -79,4 +79,33 @@ describe.each(stores)('fenced leases on $crash.name', ({ crash, open }) => {
     expect(acceptedAfterWaking.filter((write) => write.method === 'saveCheckpoint' || write.method === 'saveResult')).toEqual([]);
     await store.close?.();
   }, 60_000);
+
+  it('a holder stopped (SIGSTOP) while its model call asks for a tool does not run that tool when woken after another took over', async () => {
+    assertBuilt();
+    const workDir = newWorkDir();
+    workDirs.push(workDir);
+
+    // Stopped inside task two's first model call (200 ms), which answers with a call to `note`.
+    const first = spawnChild('start', workDir, { store: crash, fixture: FENCED_CHILD });
+    await first.line('model 2');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    first.process.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 1_600)); // past the 1 s lease, by any clock
+
+    const second = await spawnChild('resume', workDir, { store: crash, fixture: FENCED_CHILD }).exited;
+    expect(second, second.stderr).toMatchObject({ code: 0, signal: null });
+    expect(outcomeOf(workDir, second.pid)).toMatchObject({ result: { stop: { reason: 'goal_achieved' } } });
+    const executedBefore = jsonLines<{ toolCallId: string }>(workDir, 'executions.jsonl');
+
+    // Woken, its model call answers at once with the tool call the second process already ran and
+    // recorded: it must learn that it lost the run before it runs the tool (ADR/0320).
+    first.process.kill('SIGCONT');
+    const woken = await first.exited;
+    expect(woken, woken.stderr).toMatchObject({ code: 0, signal: null });
+    expect(outcomeOf(workDir, woken.pid)).toMatchObject({ result: { stop: { reason: 'error', detail: 'lease_lost' } } });
+    expect(jsonLines<{ toolCallId: string }>(workDir, 'executions.jsonl')).toEqual(executedBefore);
+    const calls = executedBefore.map((execution) => execution.toolCallId);
+    expect(calls).toHaveLength(3);
+    expect(new Set(calls).size).toBe(3);
+  }, 60_000);
 });

@@ -114,6 +114,35 @@ describe('worker processes', () => {
     expect(await store.listCheckpoints(runId)).toEqual(checkpoints);
     expect(await store.loadResult(runId)).toEqual(result);
     expect(await workflowEnds(store, runId)).toHaveLength(1);
+    // Nobody was killed: no tool call ran twice, the woken worker's included (ADR/0320).
+    expect(reExecutedRecordedCalls(executionsOf(workDir), new Set())).toEqual([]);
+    await store.close();
+  }, 90_000);
+
+  it('a lone worker paused past its lease, with nobody taking its runs over, still finishes every run once', async () => {
+    const where = place();
+    const workDir = newWorkDir();
+    workDirs.push(workDir);
+    const only = spawnWorker('only', workDir, where, { W_DELAY_MS: '30', W_LEASE_MS: '2000', W_CONCURRENCY: '3' });
+    await only.ready;
+    const runIds = ['paused-a', 'paused-b', 'paused-c'];
+    for (const runId of runIds) await submitRun({ ...where, workflow: 'noting', tasks: ['a', 'b', 'c', 'd'], runId });
+    const store = openStore(where);
+    for (const runId of runIds) await untilCheckpoints(store, runId, 1);
+    // Past the 2 s lease, short of pg-boss's 10 s heartbeat: no other worker is handed the slices.
+    only.process.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    only.process.kill('SIGCONT');
+
+    // Whatever it learns first when it wakes — a refused write (lease_lost) or a renewal that
+    // finds the lease still free — no run is left without a slice (ADR/0324).
+    for (const runId of runIds) {
+      const result = await storedResult(store, runId, () => true, 30_000);
+      expect(result.stop.reason, runId).toBe('goal_achieved');
+      expect(result.tasks.map((task) => task.output)).toEqual(['done 1', 'done 3', 'done 5', 'done 7']);
+      expect(await workflowEnds(store, runId)).toHaveLength(1);
+    }
+    expect(reExecutedRecordedCalls(executionsOf(workDir), new Set())).toEqual([]);
     await store.close();
   }, 90_000);
 });

@@ -119,6 +119,22 @@ describe('dualloop submit / worker', () => {
     await store.close();
   }, 90_000);
 
+  it('a submitted run is known to `dualloop resume` in any process: no --manifest needed', async () => {
+    const where = place();
+    const manifest = deploysManifest(true);
+    const worker = await startWorker(manifest, storeUrl(where));
+    const parked = await runCli(['submit', manifest, '--store', storeUrl(where), '--run-id', 'resumed-here', '--wait'], { cwd: workspace().dir });
+    expect(parked.code, parked.stderr).toBe(3);
+    worker.kill('SIGTERM');
+    expect((await worker.done).code).toBe(0);
+
+    const resumed = await runCli(['resume', 'resumed-here', '--approve', 'call_0_0', '--store', storeUrl(where)], { cwd: workspace().dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const store = openStore(where);
+    expect(await store.loadResult('resumed-here')).toMatchObject({ stop: { reason: 'goal_achieved' }, tasks: [{ output: 'It is 42.' }] });
+    await store.close();
+  }, 60_000);
+
   it('submit and worker without a postgres:// store exit 64 naming why', async () => {
     const manifest = deploysManifest(false);
     for (const command of ['submit', 'worker']) {

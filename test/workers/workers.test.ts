@@ -127,6 +127,11 @@ describe('createWorker / submitRun', () => {
     const second = await submitRun({ ...where, workflow: 'noting', tasks: ['only'], runId: 'twice' });
     expect(first).toEqual({ runId: 'twice', queued: true });
     expect(second).toEqual({ runId: 'twice', queued: false });
+    // The same run id on another workflow would run it with other code: refused, nothing queued.
+    const crossed = await submitRun({ ...where, workflow: 'other', tasks: ['only'], runId: 'twice' }).catch((error: unknown) => error);
+    expect(crossed).toMatchObject({ code: 'run_exists', message: expect.stringContaining('workflow noting') });
+    const crossedNext = await submitRun({ ...where, workflow: 'other', runId: 'twice' }).catch((error: unknown) => error);
+    expect(crossedNext).toMatchObject({ code: 'run_exists' });
     await worker({ ...where, workflows: { noting: build }, concurrency: 2 }).start();
     const store = openStore(where);
     expect((await storedResult(store, 'twice')).stop.reason).toBe('goal_achieved');

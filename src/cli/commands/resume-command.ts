@@ -41,7 +41,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
     const launch = await opened.launches.load(runId);
     const manifestPath = flags.manifest ?? launch?.manifestPath;
     if (manifestPath === undefined) {
-      complain(io, `run ${runId} was not started by \`dualloop run\` with this store; pass --manifest PATH`);
+      complain(io, `run ${runId} was not started by \`dualloop run\` or \`dualloop submit\` with this store; pass --manifest PATH`);
       return EXIT.usage;
     }
     const prepared = await prepareManifest(manifestPath, launch?.overrides ?? {}, io.cwd);

@@ -1,9 +1,11 @@
+import { describePostgresFailure, describeTarget } from '../../checkpoint/postgres-failure.js';
 import { describeError, isDualloopError } from '../../errors.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followStoredRun } from '../follow-stored-run.js';
+import { postgresLaunchRecords } from '../launch-records.js';
 import { prepareManifest } from '../prepare-manifest.js';
-import { queueTarget, workflowOf } from '../queue-target.js';
+import { queueTarget, workflowOf, type QueueTarget } from '../queue-target.js';
 import { reportIssues } from '../report-issues.js';
 
 export interface SubmitFlags {
@@ -48,6 +50,7 @@ export async function submitCommand(manifestPath: string, flags: SubmitFlags, io
     complain(io, `cannot submit the run: ${describeError(error)}`);
     return EXIT.error;
   }
+  await recordLaunch(target, submitted.runId, prepared.value.loaded.path, io);
   const line = flags.json === true ? JSON.stringify({ type: 'submitted', runId: submitted.runId, workflow: workflowOf(manifestPath), queued: submitted.queued }) : `submitted run ${submitted.runId} (workflow ${workflowOf(manifestPath)})${submitted.queued ? '' : '; a slice of it was already queued'}`;
   (flags.wait === true && flags.json !== true ? io.stderr : io.stdout).write(`${line}\n`);
   if (flags.wait !== true) return EXIT.completed;
@@ -57,5 +60,23 @@ export async function submitCommand(manifestPath: string, flags: SubmitFlags, io
     return await followStoredRun(store, submitted.runId, { json: flags.json === true, io });
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * Records the manifest a submitted run was made from, as `run` does (ADR/0322), so that `dualloop
+ * resume`, `fork` and the viewer's fork rebuild its kernel in any process without `--manifest`. A
+ * run id submitted before keeps its first record. A failure only warns: the run is queued already.
+ */
+async function recordLaunch(target: QueueTarget, runId: string, manifestPath: string, io: CommandIO): Promise<void> {
+  const launches = postgresLaunchRecords(target.connectionString, target.schema ?? 'dualloop');
+  try {
+    if ((await launches.load(runId)) === undefined) await launches.save({ runId, manifestPath, overrides: {} });
+  } catch (error) {
+    const where = `${describeTarget(target.connectionString, {})} schema ${target.schema ?? 'dualloop'}`;
+    const failure = describePostgresFailure(error, { where, operation: "recording the run's manifest", runId });
+    complain(io, `warning: ${failure.message}; \`dualloop resume\` of this run will need --manifest`);
+  } finally {
+    await launches.close();
   }
 }
