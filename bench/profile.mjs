@@ -1,0 +1,54 @@
+/**
+ * Where a system's time goes: runs it in this process after a warm-up, under V8's sampling
+ * profiler (node:inspector) for the measured runs only, and prints self time per turn by area
+ * (XState, GC, each dualloop folder) and the heaviest functions.
+ *
+ *   node bench/profile.mjs [system=dualloop] [runs=1000]
+ */
+import { Session } from 'node:inspector/promises';
+import { immediatePacer, TURNS } from './lib/workload.mjs';
+
+const [name = 'dualloop', runsText = '1000'] = process.argv.slice(2);
+const runs = Number(runsText);
+const env = { pacer: immediatePacer, turns: TURNS };
+const system = await (await import(`./systems/${name}.mjs`)).createSystem(env);
+for (let index = 0; index < Number(process.env.WARMUP ?? 300); index += 1) await system.runOnce();
+
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.setSamplingInterval', { interval: 100 });
+await session.post('Profiler.start');
+for (let index = 0; index < runs; index += 1) await system.runOnce();
+const { profile } = await session.post('Profiler.stop');
+session.disconnect();
+
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+const selfUs = new Map();
+profile.samples.forEach((id, index) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+const area = ({ url, functionName }) => {
+  if (url === '') return functionName;
+  if (url.includes('node_modules/xstate')) return 'xstate';
+  if (url.includes('node_modules/')) return url.replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, '$1');
+  if (url.startsWith('node:')) return 'node internals';
+  const own = /dist\/(src\/[^/]+|machines)\//.exec(url);
+  return own === null ? url.replace(/.*\//, '') : own[1];
+};
+const areas = new Map();
+const functions = new Map();
+let total = 0;
+for (const [id, us] of selfUs) {
+  const frame = byId.get(id).callFrame;
+  total += us;
+  areas.set(area(frame), (areas.get(area(frame)) ?? 0) + us);
+  if (frame.url.includes('/dist/')) {
+    const key = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/.*\/dist\//, '')}:${frame.lineNumber + 1}`;
+    functions.set(key, (functions.get(key) ?? 0) + us);
+  }
+}
+const turns = runs * TURNS;
+const line = (label, us) => `${(us / turns).toFixed(1).padStart(8)} µs/turn ${((100 * us) / total).toFixed(1).padStart(5)} %  ${label}`;
+process.stdout.write(`${name}: ${(total / turns).toFixed(0)} µs/turn sampled over ${runs} runs\n\nby area (self time)\n`);
+for (const [label, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, 16)) process.stdout.write(`${line(label, us)}\n`);
+process.stdout.write('\nheaviest functions (self time)\n');
+for (const [label, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 16)) process.stdout.write(`${line(label, us)}\n`);
