@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RunError } from '../errors.js';
+import { createRedactor } from '../redaction/secret-values.js';
 import { DEFAULT_QUEUE_POLICY, ensureQueue, openBoss, sendSlice } from './run-queue.js';
 import { openSubmissions, type Submission } from './submissions.js';
 import { resolveSubmitOptions, type SubmitRunOptions } from './worker-settings.js';
@@ -16,11 +17,15 @@ export interface SubmittedRun {
  * recorded in the store first (ADR/0204), so that a later slice can be queued from the store alone.
  * Without `tasks`, queues the next slice of an existing run (a parked run after its approval; at
  * its recorded priority unless one is given; RunError `run_not_found` when there is none); a
- * finished run is not run again. Throws ConfigError on invalid options, before touching the database,
- * and RunError `run_exists` for a run id first submitted to another workflow.
+ * finished run is not run again. The tasks are stored and queued redacted: key-shaped tokens and the
+ * `redact` values become `[redacted]`, and the worker runs them so (ADR/0305). Throws ConfigError on
+ * invalid options, before touching the database, and RunError `run_exists` for a run id first
+ * submitted to another workflow.
  */
 export async function submitRun(options: SubmitRunOptions): Promise<SubmittedRun> {
-  const settings = resolveSubmitOptions(options);
+  const parsed = resolveSubmitOptions(options);
+  // The tasks stay in the submissions table and the job: what a store keeps is redacted (ADR/0305).
+  const settings = parsed.tasks === undefined ? parsed : { ...parsed, tasks: createRedactor({ redact: parsed.redact ?? [], models: [] }).value(parsed.tasks) };
   const runId = settings.runId ?? `run-${randomUUID()}`;
   let priority = settings.priority;
   const submissions = await openSubmissions(settings);

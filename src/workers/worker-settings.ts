@@ -4,6 +4,7 @@ import type { KernelOptions } from '../kernel/options.js';
 import { LEASE_TTL_MS } from '../kernel/run-lease.js';
 import { TaskInputSchema, type TaskInput } from '../kernel/tasks.js';
 import { zodIssues } from '../contracts/zod-issues.js';
+import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
 
 /** A workflow's name: it names its pg-boss queue (`dualloop.<workflow>`), so it keeps to pg-boss's characters. */
 const WorkflowName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'must be 1–100 letters, digits, "_", "." or "-", starting with a letter or digit');
@@ -38,6 +39,12 @@ export interface SubmitRunOptions {
   readonly runId?: string;
   /** pg-boss priority: higher is fetched first. */
   readonly priority?: number;
+  /**
+   * Secret values (at least 4 characters each) to replace by `[redacted]` in the tasks before they
+   * are stored and queued; key-shaped tokens are replaced always (ADR/0305). The worker runs the
+   * tasks as stored.
+   */
+  readonly redact?: readonly string[];
   readonly schema?: string;
   readonly queueSchema?: string;
 }
@@ -48,6 +55,7 @@ const SubmitSchema = z.strictObject({
   tasks: z.array(TaskInputSchema).min(1, 'must hold at least one task').optional(),
   runId: RunId.optional(),
   priority: z.number().int().optional(),
+  redact: z.array(z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)`)).optional(),
 });
 
 export interface WorkerOptions {

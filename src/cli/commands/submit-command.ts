@@ -1,5 +1,6 @@
 import { describePostgresFailure, describeTarget } from '../../checkpoint/postgres-failure.js';
 import { describeError, isDualloopError } from '../../errors.js';
+import { MIN_SECRET_LENGTH } from '../../redaction/secret-values.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followStoredRun } from '../follow-stored-run.js';
@@ -41,7 +42,10 @@ export async function submitCommand(manifestPath: string, flags: SubmitFlags, io
   const { submitRun } = await import('../../workers/submit-run.js');
   let submitted;
   try {
-    submitted = await submitRun({ ...target, workflow: workflowOf(manifestPath), tasks, ...(flags.runId === undefined ? {} : { runId: flags.runId }), ...(flags.priority === undefined ? {} : { priority: flags.priority }) });
+    // The manifest's secrets and its model's credentials stay out of the stored tasks (ADR/0305).
+    const { options } = prepared.value;
+    const redact = [...(options.redact ?? []), ...(options.model?.secrets ?? [])].filter((value) => value.length >= MIN_SECRET_LENGTH);
+    submitted = await submitRun({ ...target, workflow: workflowOf(manifestPath), tasks, redact, ...(flags.runId === undefined ? {} : { runId: flags.runId }), ...(flags.priority === undefined ? {} : { priority: flags.priority }) });
   } catch (error) {
     if (isDualloopError(error, 'config_invalid')) {
       complain(io, error.issues.map((issue) => `${issue.path === 'workflow' ? `workflow name "${workflowOf(manifestPath)}" (the manifest's file name)` : issue.path}: ${issue.message}`).join('\n'));
