@@ -17,6 +17,19 @@ export function noteTool(path: string) {
   });
 }
 
+/** `wait` answers only once `release()` is called: a source run held inside a tool while a test forks it. */
+export function heldTool() {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tool = defineTool({ name: 'wait', description: 'waits', parameters: z.object({}), execute: async () => {
+    await held;
+    return 'waited';
+  } });
+  return { tool, release: () => release() };
+}
+
 export function sideFile(path: string): string[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((line) => line !== '') : [];
 }

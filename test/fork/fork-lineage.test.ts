@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createKernel, defineTool, memoryStore } from 'dualloop';
+import { createKernel, memoryStore } from 'dualloop';
 import { scriptedModel, type ScriptStep } from 'dualloop/testing';
 import { useTempDir } from '../store/temp-dir.js';
-import { noteTool, sideFile } from './fork-helpers.js';
+import { heldTool, noteTool, sideFile } from './fork-helpers.js';
 
 const noting = (text: string): ScriptStep => ({ toolCalls: [{ name: 'note', args: { text } }] });
 
@@ -48,14 +47,7 @@ describe('fork lineage and sources in any state', () => {
 
   it('forks a run while it still runs: from what it recorded, without holding it up', async () => {
     const store = memoryStore();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const wait = defineTool({ name: 'wait', description: 'waits', parameters: z.object({}), execute: async () => {
-      await held;
-      return 'waited';
-    } });
+    const { tool: wait, release } = heldTool();
     const file = join(directory(), 'notes.txt');
     const source = createKernel({ model: scriptedModel([noting('s0'), { toolCalls: [{ name: 'wait', args: {} }] }, { text: 'source done' }]), tools: [noteTool(file), wait], store });
     const running = source.start(['work'], { runId: 'source' });

@@ -6,7 +6,7 @@ import { createKernel, defineTool, memoryStore, postgresStore, sqliteStore, type
 import { manualClock, scriptedModel, type ScriptStep } from 'dualloop/testing';
 import { postgresUrl, useSchemas } from '../support/postgres.js';
 import { useTempDir } from '../store/temp-dir.js';
-import { noteTool, sideFile } from './fork-helpers.js';
+import { heldTool, noteTool, sideFile } from './fork-helpers.js';
 
 /*
  * Issue 21's named cases, on every store, with one workflow: task 1 notes twice then answers,
@@ -138,14 +138,7 @@ describe.each(STORES)('fork named cases on %s', (_name, pair) => {
   it('forks a running source from what it recorded without holding it up, and failed and cancelled sources', async () => {
     const { a, b } = pair(directory());
     const file = join(directory(), 'side.txt');
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const wait = defineTool({ name: 'wait', description: 'waits', parameters: z.object({}), execute: async () => {
-      await held;
-      return 'waited';
-    } });
+    const { tool: wait, release } = heldTool();
     const steps = script('a');
     steps[7] = { toolCalls: [{ name: 'wait', args: {}, id: 'wait-7' }] };
     const running = createKernel({ model: scriptedModel(steps), tools: [noteTool(file), wait], store: a }).start(TASKS, { runId: 'running' });
