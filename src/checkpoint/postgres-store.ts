@@ -5,7 +5,7 @@ import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
-import { ConfigError, isDualloopErrorOf, RunError, StoreError } from '../errors.js';
+import { isDualloopErrorOf, RunError, StoreError } from '../errors.js';
 import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
@@ -13,45 +13,15 @@ import { migratePostgres, quoteIdentifier } from './postgres-schema.js';
 import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
 import { postgresControls } from './postgres-controls.js';
 import { eventChannelName, postgresEventFeed } from './postgres-events.js';
-import { DEFAULT_SAFETY_POLL_MS, postgresListener } from './postgres-listener.js';
-import { DEFAULT_RECONNECT_MS, withReconnect, type UnknownOutcome } from './postgres-reconnect.js';
+import { postgresListener } from './postgres-listener.js';
+import { withReconnect, type UnknownOutcome } from './postgres-reconnect.js';
 import type { EventFeed } from '../contracts/event-feed.js';
 import type { ControlChannel } from '../contracts/control.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { runExists, runNotFound } from './run-refusals.js';
+import { validatePostgresOptions, type PostgresConnection, type PostgresStoreOptions } from './postgres-options.js';
 
-/**
- * A `pg.Pool` (what the store uses of one), typed structurally so that dualloop's public types do
- * not require `@types/pg`, which a consumer may not have. Pass the pool of the `pg` package.
- */
-export interface PostgresPool {
-  connect(): Promise<unknown>;
-  query(...args: never[]): unknown;
-  end(): Promise<void>;
-}
-
-export type PostgresConnection = { readonly connectionString: string } | { readonly pool: PostgresPool };
-
-// Checked when dualloop compiles: pg's own Pool stays assignable to the structural one.
-type Fits<Given extends PostgresPool> = Given;
-type PgPoolFits = Fits<Pool>;
-
-export interface PostgresStoreOptions {
-  /** The schema the store's tables live in (default `dualloop`); created and migrated by the store. */
-  readonly schema?: string;
-  /** Connections of the pool the store opens from a connection string (default 10). */
-  readonly maxConnections?: number;
-  /**
-   * How often watched runs and followed event logs are also read without a notification (default
-   * 5 000 ms): covers a notification lost while the LISTEN connection was being opened again.
-   */
-  readonly safetyPollMs?: number;
-  /**
-   * How long an operation waits for a server that went away (a restart, a failover) before it
-   * fails as a StoreError (default 10 000 ms; 0 fails at once). ADR/0187.
-   */
-  readonly reconnectMs?: number;
-}
+export type { PostgresConnection, PostgresPool, PostgresStoreOptions } from './postgres-options.js';
 
 export interface PostgresStore extends CheckpointStore, ControlChannel, EventFeed {
   readonly kind: 'postgres';
@@ -65,7 +35,6 @@ export interface PostgresStore extends CheckpointStore, ControlChannel, EventFee
 }
 
 type Row = Record<string, unknown>;
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * The shared durable store on PostgreSQL through the `pg` driver, loaded when the first store is
@@ -75,7 +44,7 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * the kernel made it (src/checkpoint/postgres-writes.ts, ADR/0181). Every method is asynchronous.
  */
 export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
-  const settings = validate(connection, options);
+  const settings = validatePostgresOptions(connection, options);
   const schema = quoteIdentifier(settings.schema);
   const given = 'pool' in connection ? (connection.pool as unknown as Pool) : undefined;
   const where = `${describeTarget('connectionString' in connection ? connection.connectionString : undefined, (given as { options?: Row } | undefined)?.options ?? {})} schema ${settings.schema}`;
@@ -389,26 +358,4 @@ async function ownPool(connectionString: string, max: number): Promise<Pool> {
   // opens a new one, and a query on a dropped connection fails as a StoreError.
   pool.on('error', () => undefined);
   return pool;
-}
-
-
-function validate(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number; safetyPollMs: number; reconnectMs: number } {
-  const issues: { path: string; message: string }[] = [];
-  const value = (typeof connection === 'object' && connection !== null ? connection : {}) as { connectionString?: unknown; pool?: unknown };
-  const hasString = typeof value.connectionString === 'string' && value.connectionString.trim() !== '';
-  const hasPool = typeof value.pool === 'object' && value.pool !== null && typeof (value.pool as { query?: unknown }).query === 'function';
-  if (hasString === hasPool) issues.push({ path: 'connection', message: 'give exactly one of connectionString (a postgres:// URL) or pool (a pg.Pool)' });
-  // A URL of another database is refused here, not at the first write; only its scheme is named (the rest may hold a password).
-  const scheme = hasString ? /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(value.connectionString as string)?.[1] : undefined;
-  if (scheme !== undefined && !/^postgres(ql)?$/i.test(scheme)) issues.push({ path: 'connectionString', message: `must be a postgres:// or postgresql:// URL, not ${scheme}://` });
-  const schema = options.schema ?? 'dualloop';
-  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) issues.push({ path: 'schema', message: 'must be 1–63 letters, digits or "_", not starting with a digit' });
-  const maxConnections = options.maxConnections ?? 10;
-  if (!Number.isInteger(maxConnections) || maxConnections < 1) issues.push({ path: 'maxConnections', message: 'must be a positive integer' });
-  const safetyPollMs = options.safetyPollMs ?? DEFAULT_SAFETY_POLL_MS;
-  if (!Number.isInteger(safetyPollMs) || safetyPollMs < 1 || safetyPollMs > 2_147_483_647) issues.push({ path: 'safetyPollMs', message: 'must be a positive integer of milliseconds (at most 2147483647)' });
-  const reconnectMs = options.reconnectMs ?? DEFAULT_RECONNECT_MS;
-  if (!Number.isInteger(reconnectMs) || reconnectMs < 0) issues.push({ path: 'reconnectMs', message: 'must be a non-negative integer of milliseconds' });
-  if (issues.length > 0) throw new ConfigError({ message: 'Invalid postgresStore options', issues });
-  return { schema, maxConnections, safetyPollMs, reconnectMs };
 }
