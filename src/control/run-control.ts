@@ -9,7 +9,8 @@ import { hasControlChannel, type ControlChannel, type ControlCommand } from '../
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import { ConfigError, RunError } from '../errors.js';
-import { createRedactor, MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
+import { createRedactor, RedactValuesSchema } from '../redaction/secret-values.js';
+import { zodIssues } from '../contracts/zod-issues.js';
 
 /**
  * A command travels through the store, where it stays: it is redacted before it is written (ADR
@@ -69,12 +70,9 @@ export async function approveRun(store: CheckpointStore, runId: string, options:
 
 /** The command as the store may keep it; a `redact` value too short to be a secret is a ConfigError, before anything is sent. */
 function commandRedactor(options: ControlRedaction): (command: ControlCommand) => ControlCommand {
-  const redact = options.redact ?? [];
-  const issues = redact.flatMap((value, index) =>
-    typeof value === 'string' && value.length >= MIN_SECRET_LENGTH ? [] : [{ path: `redact.${index}`, message: `must be a string of at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)` }],
-  );
-  if (issues.length > 0) throw new ConfigError({ message: 'Invalid control options', issues });
-  const redactor = createRedactor({ redact, models: [] });
+  const parsed = RedactValuesSchema.optional().safeParse(options.redact);
+  if (!parsed.success) throw new ConfigError({ message: 'Invalid control options', issues: zodIssues(parsed.error, 'redact') });
+  const redactor = createRedactor({ redact: parsed.data ?? [], models: [] });
   return (command) => redactor.value(command);
 }
 

@@ -18,7 +18,7 @@ import type { Tool, ToolSource } from '../contracts/tool.js';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import type { OnTaskStop } from '../contracts/workflow-protocol.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
-import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
+import { RedactValuesSchema } from '../redaction/secret-values.js';
 import { AutoRulesSchema, type AutoRules } from '../strategies/auto-rules.js';
 import { StrategyName } from '../strategies/strategy.js';
 import { toolListIssues } from '../tools/define-tool.js';
@@ -132,7 +132,7 @@ const OptionsSchema = z.strictObject({
   goal: z.string().trim().min(1, 'must be a non-empty goal').optional(),
   autoRules: AutoRulesSchema.optional(),
   telemetry: z.union([z.literal(false), z.strictObject({ tracer: hasMethods('an OpenTelemetry Tracer', 'startSpan').optional(), recordContent: z.boolean().optional() })]).optional(),
-  redact: z.array(z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)`)).optional(),
+  redact: RedactValuesSchema.optional(),
   limits: LimitsSchema.optional(),
 });
 

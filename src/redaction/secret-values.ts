@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Model } from '../contracts/model.js';
 import type { Limits } from '../contracts/limits.js';
 import { ENVELOPE_DEPTH, MAX_REDACTION_DEPTH, Redactor } from './redactor.js';
@@ -8,6 +9,11 @@ import { ENVELOPE_DEPTH, MAX_REDACTION_DEPTH, Redactor } from './redactor.js';
  * (a version number, a flag) is simply not a secret.
  */
 export const MIN_SECRET_LENGTH = 4;
+
+const TOO_SHORT = `must be a string of at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)`;
+
+/** The `redact` option wherever it is taken (the kernel, `submitRun`, the control functions). */
+export const RedactValuesSchema = z.array(z.string({ error: TOO_SHORT }).min(MIN_SECRET_LENGTH, TOO_SHORT));
 
 /** What a kernel redacts: the `redact` option and the values its models and tools were configured with. */
 export interface SecretSources {

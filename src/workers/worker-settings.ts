@@ -4,7 +4,7 @@ import type { KernelOptions } from '../kernel/options.js';
 import { LEASE_TTL_MS } from '../kernel/run-lease.js';
 import { TaskInputSchema, type TaskInput } from '../kernel/tasks.js';
 import { zodIssues } from '../contracts/zod-issues.js';
-import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
+import { RedactValuesSchema } from '../redaction/secret-values.js';
 
 /** A workflow's name: it names its pg-boss queue (`dualloop.<workflow>`), so it keeps to pg-boss's characters. */
 const WorkflowName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'must be 1–100 letters, digits, "_", "." or "-", starting with a letter or digit');
@@ -55,7 +55,7 @@ const SubmitSchema = z.strictObject({
   tasks: z.array(TaskInputSchema).min(1, 'must hold at least one task').optional(),
   runId: RunId.optional(),
   priority: z.number().int().optional(),
-  redact: z.array(z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)`)).optional(),
+  redact: RedactValuesSchema.optional(),
 });
 
 export interface WorkerOptions {
