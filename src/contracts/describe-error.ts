@@ -11,3 +11,16 @@ export function describeError(error: unknown): string {
     return String(error);
   }
 }
+
+/**
+ * A thrown value described for a message about hostile data, where reading it may throw again (a
+ * getter or Proxy trap): `name: message` of an Error, else the value as text, at most 200
+ * characters; never throws.
+ */
+export function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : String(error).slice(0, 200);
+  } catch {
+    return 'it threw';
+  }
+}

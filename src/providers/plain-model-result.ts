@@ -1,3 +1,4 @@
+import { describeThrown } from '../contracts/describe-error.js';
 import type { ToolCall } from '../contracts/messages.js';
 import type { FinishReason, ModelResult } from '../contracts/model.js';
 import type { Usage } from '../contracts/usage.js';
@@ -113,12 +114,4 @@ function plainWarnings(value: unknown): string[] | undefined {
 
 function describeValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : typeof value;
-}
-
-function describeThrown(error: unknown): string {
-  try {
-    return (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 200);
-  } catch {
-    return 'a property threw';
-  }
 }

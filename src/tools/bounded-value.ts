@@ -4,6 +4,7 @@
  * events, stores), it is copied into plain JSON within a character budget and a depth, in time
  * proportional to the budget, never to the value (ADR 0113). Pure: no I/O.
  */
+import { describeThrown } from '../contracts/describe-error.js';
 
 export interface ValueBounds {
   /** Most characters of JSON kept; past it the value becomes a cut string with a marker. */
@@ -157,14 +158,6 @@ class Walker {
       return this.copy(`[unreadable: ${describeThrown(error)}]`, depth + 1);
     }
     return this.copy(item, depth + 1);
-  }
-}
-
-function describeThrown(error: unknown): string {
-  try {
-    return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : String(error).slice(0, 200);
-  } catch {
-    return 'it threw';
   }
 }
 
