@@ -49,6 +49,6 @@ for (const [id, us] of selfUs) {
 const turns = runs * TURNS;
 const line = (label, us) => `${(us / turns).toFixed(1).padStart(8)} µs/turn ${((100 * us) / total).toFixed(1).padStart(5)} %  ${label}`;
 process.stdout.write(`${name}: ${(total / turns).toFixed(0)} µs/turn sampled over ${runs} runs\n\nby area (self time)\n`);
-for (const [label, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, 16)) process.stdout.write(`${line(label, us)}\n`);
+for (const [label, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 16))) process.stdout.write(`${line(label, us)}\n`);
 process.stdout.write('\nheaviest functions (self time)\n');
-for (const [label, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 16)) process.stdout.write(`${line(label, us)}\n`);
+for (const [label, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 16))) process.stdout.write(`${line(label, us)}\n`);

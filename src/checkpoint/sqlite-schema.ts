@@ -31,6 +31,25 @@ export interface Migration {
  * key order, live in a WITHOUT ROWID table: one b-tree instead of a table and its index, one page
  * fewer to write per commit.
  */
+/**
+ * Events and checkpoint entries (schema 6, ADR/0380) are rowid tables whose rowid is
+ * `run * RUN_RANGE + seq` (or `+ sequence`): a run's rows are one rowid range, appended at its end,
+ * with no second b-tree for the (run, seq) key. Statements select a run's rows by that range.
+ */
+export const RUN_RANGE = 4294967296;
+
+/** The read-only view for SQL written against schema version 1 (kept since version 2). */
+const CHECKPOINTS_VIEW = `
+CREATE VIEW checkpoints (run, sequence, kind, version, saved_at, event_seq, tasks_done, body) AS
+        SELECT e.run, e.sequence, e.kind, e.version, e.saved_at, e.event_seq, e.tasks_done,
+          CASE WHEN e.version = 1 THEN e.body ELSE json_object(
+            'version', e.version, 'runId', r.run_id, 'kind', e.kind, 'sequence', e.sequence, 'savedAt', e.saved_at, 'eventSeq', e.event_seq,
+            'progress', json_object(
+              'modelCallIndex', json_extract(e.body, '$.change.modelCallIndex'),
+              'results', json((SELECT json_group_array(json_object('taskId', c.task_id) ORDER BY c.position)
+                               FROM checkpoint_results c WHERE c.run = e.run AND c.position < e.tasks_done)))) END
+        FROM checkpoint_entries e JOIN runs r ON r.id = e.run;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -122,15 +141,7 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO checkpoint_entries (run, sequence, kind, version, saved_at, event_seq, tasks_done, snapshot, body)
         SELECT run, sequence, kind, version, saved_at, event_seq, tasks_done, 1, body FROM checkpoints;
       DROP TABLE checkpoints;
-      CREATE VIEW checkpoints (run, sequence, kind, version, saved_at, event_seq, tasks_done, body) AS
-        SELECT e.run, e.sequence, e.kind, e.version, e.saved_at, e.event_seq, e.tasks_done,
-          CASE WHEN e.version = 1 THEN e.body ELSE json_object(
-            'version', e.version, 'runId', r.run_id, 'kind', e.kind, 'sequence', e.sequence, 'savedAt', e.saved_at, 'eventSeq', e.event_seq,
-            'progress', json_object(
-              'modelCallIndex', json_extract(e.body, '$.change.modelCallIndex'),
-              'results', json((SELECT json_group_array(json_object('taskId', c.task_id) ORDER BY c.position)
-                               FROM checkpoint_results c WHERE c.run = e.run AND c.position < e.tasks_done)))) END
-        FROM checkpoint_entries e JOIN runs r ON r.id = e.run;
+      ${CHECKPOINTS_VIEW}
     `,
   },
   {
@@ -165,6 +176,57 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX controls_pending ON controls (run, id) WHERE taken_at IS NULL;
       CREATE UNIQUE INDEX controls_one_answer ON controls (run, call_id) WHERE kind = 'approve';
+    `,
+  },
+  {
+    version: 6,
+    description: 'fewer pages per commit: events and checkpoint entries keyed by one rowid per run range, tool results without rowid (ADR/0380)',
+    sql: `
+      DROP VIEW checkpoints;
+      CREATE TABLE events_v6 (
+        id INTEGER PRIMARY KEY,
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        CHECK (id = run * ${RUN_RANGE} + seq AND seq BETWEEN 0 AND ${RUN_RANGE - 1})
+      );
+      INSERT INTO events_v6 (id, run, seq, type, at, body) SELECT run * ${RUN_RANGE} + seq, run, seq, type, at, body FROM events ORDER BY run, seq;
+      DROP TABLE events;
+      ALTER TABLE events_v6 RENAME TO events;
+      CREATE TABLE checkpoint_entries_v6 (
+        id INTEGER PRIMARY KEY,
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        sequence INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        saved_at INTEGER NOT NULL,
+        event_seq INTEGER NOT NULL,
+        task_id TEXT,
+        task_index INTEGER,
+        turn INTEGER,
+        tasks_done INTEGER NOT NULL,
+        snapshot INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        CHECK (id = run * ${RUN_RANGE} + sequence AND sequence BETWEEN 0 AND ${RUN_RANGE - 1})
+      );
+      INSERT INTO checkpoint_entries_v6 (id, run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body)
+        SELECT run * ${RUN_RANGE} + sequence, run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body
+        FROM checkpoint_entries ORDER BY run, sequence;
+      DROP TABLE checkpoint_entries;
+      ALTER TABLE checkpoint_entries_v6 RENAME TO checkpoint_entries;
+      CREATE INDEX checkpoint_snapshots ON checkpoint_entries (run, sequence) WHERE snapshot = 1;
+      CREATE TABLE tool_results_v6 (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        tool_call_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (run, tool_call_id)
+      ) WITHOUT ROWID;
+      INSERT INTO tool_results_v6 (run, tool_call_id, body) SELECT run, tool_call_id, body FROM tool_results;
+      DROP TABLE tool_results;
+      ALTER TABLE tool_results_v6 RENAME TO tool_results;
+      ${CHECKPOINTS_VIEW}
     `,
   },
 ];

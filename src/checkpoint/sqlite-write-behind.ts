@@ -36,6 +36,11 @@ export class SqliteWriteBehind {
   private readonly lastSeq = new Map<number, number>();
   /** Per run key, the newest token a fenced write was refused for: later writes under it are refused at once. */
   private readonly lost = new Map<number, number>();
+  /**
+   * While `commitWith` holds the write lock: the fence checks already made in its transaction, by
+   * `key:fence`. Nothing else can change a lease row until the commit, so each is read once.
+   */
+  private fenceChecks: Map<string, string | undefined> | undefined;
 
   constructor(
     private readonly statements: Statements,
@@ -84,16 +89,17 @@ export class SqliteWriteBehind {
     let value: T;
     try {
       value = this.transaction(() => {
-        const refused = new Map<string, string | undefined>();
+        this.fenceChecks = new Map();
         for (const item of batch) {
           // A write made under a lease that has passed on is dropped, never committed (ADR/0180).
-          if (item.fence !== undefined && !this.fenceHolds(item.key, item.fence, refused)) continue;
+          if (item.fence !== undefined && !this.fenceHolds(item.key, item.fence)) continue;
           if (item.kind === 'event') this.statements.insertEvent.run(item.key, item.seq, item.type, item.at, item.body);
           else this.statements.upsertToolResult.run(item.key, item.toolCallId, item.body);
         }
         return action();
       });
     } catch (error) {
+      this.fenceChecks = undefined;
       try {
         this.dropTaken(batch);
       } catch {
@@ -103,6 +109,7 @@ export class SqliteWriteBehind {
       if (isDualloopError(error, 'lease_lost')) this.schedule();
       throw error;
     }
+    this.fenceChecks = undefined;
     // Only a committed batch leaves the queue (nothing is queued during the synchronous commit).
     this.pending = [];
     this.toolResults = 0;
@@ -162,14 +169,20 @@ export class SqliteWriteBehind {
   }
 
   private fenceRefusal(key: number, fence: number): string | undefined {
+    const id = `${key}:${fence}`;
+    if (this.fenceChecks?.has(id) === true) return this.fenceChecks.get(id);
+    const refusal = this.readFenceRefusal(key, fence);
+    this.fenceChecks?.set(id, refusal);
+    return refusal;
+  }
+
+  private readFenceRefusal(key: number, fence: number): string | undefined {
     const row = this.statements.getLease.get(key) as { token: number; expires_at: number } | undefined;
     return fenceRefusal(fence, row === undefined ? undefined : { token: Number(row.token), expiresAt: Number(row.expires_at) }, Date.now());
   }
 
-  private fenceHolds(key: number, fence: number, seen: Map<string, string | undefined>): boolean {
-    const id = `${key}:${fence}`;
-    if (!seen.has(id)) seen.set(id, this.fenceRefusal(key, fence));
-    if (seen.get(id) === undefined) return true;
+  private fenceHolds(key: number, fence: number): boolean {
+    if (this.fenceRefusal(key, fence) === undefined) return true;
     this.markLost(key, fence);
     // The refused events never reach the log: its end is read again for the next writer.
     this.lastSeq.delete(key);

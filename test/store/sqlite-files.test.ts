@@ -245,6 +245,53 @@ describe('sqlite schema migrations', () => {
     expect(store.listRuns().map((run) => run.forkOf)).toEqual([{ runId: 'old-run', at: { task: 1, turn: 2 } }, undefined]);
     store.close();
   });
+  it('migrates a schema version 5 file to the rowid-range tables of version 6: every read answers as before, and the run goes on', () => {
+    const current = join(directory(), 'current.db');
+    populatedFile(current, 5);
+    const before = sqliteStore({ path: current });
+    const answers = (store: ReturnType<typeof sqliteStore>) => ({
+      events: store.readEvents('run-a'),
+      after2: store.readEvents('run-a', 2),
+      checkpoint: store.loadCheckpoint('run-a'),
+      checkpoints: store.listCheckpoints('run-a'),
+      tool: store.getToolResult('run-a', 'call-1'),
+      result: store.loadResult('run-a'),
+      audit: store.audit('run-a'),
+      runs: store.listRuns(),
+    });
+    const expected = answers(before);
+    before.close();
+    // The same rows in a file of schema version 5, as the previous release laid them out.
+    const path = join(directory(), 'v5.db');
+    const old = openDatabase({ path, ...settings, migrations: MIGRATIONS.slice(0, 5) });
+    old.exec(`ATTACH DATABASE '${current}' AS current`);
+    old.exec(`
+      INSERT INTO runs SELECT * FROM current.runs;
+      INSERT INTO events (run, seq, type, at, body) SELECT run, seq, type, at, body FROM current.events;
+      INSERT INTO tool_results (run, tool_call_id, body) SELECT run, tool_call_id, body FROM current.tool_results;
+      INSERT INTO checkpoint_entries (run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body)
+        SELECT run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body FROM current.checkpoint_entries;
+      INSERT INTO checkpoint_results SELECT * FROM current.checkpoint_results;
+      INSERT INTO results SELECT * FROM current.results;
+      INSERT INTO leases SELECT * FROM current.leases;`);
+    old.exec('DETACH DATABASE current');
+    old.close();
+    expect(pragma(path, 'user_version')).toBe(5);
+
+    const store = sqliteStore({ path });
+    expect(pragma(path, 'user_version')).toBe(SCHEMA_VERSION);
+    expect(answers(store)).toEqual(expected);
+    store.appendEvent(event('run-a', 6));
+    store.saveCheckpoint(turnEntry('run-a', 3, 1, 2));
+    expect(store.readEvents('run-a', 4).map((logged) => logged.seq)).toEqual([5, 6]);
+    expect(store.listCheckpoints('run-a').map((entry) => entry.sequence)).toEqual([1, 2, 3]);
+    expect(() => store.appendEvent(event('run-a', 6))).toThrow(expect.objectContaining({ code: 'event_out_of_order' }));
+    store.close();
+    const database = new DatabaseSync(path);
+    const rowids = database.prepare('SELECT id - run * 4294967296 AS seq FROM events ORDER BY id').all() as { seq: number }[];
+    database.close();
+    expect(rowids.map((row) => row.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
   const v1 = { version: 1, description: 'one table', sql: 'CREATE TABLE one (id INTEGER PRIMARY KEY);' };
   const v2 = { version: 2, description: 'a second table', sql: 'CREATE TABLE two (id INTEGER PRIMARY KEY);' };
 
