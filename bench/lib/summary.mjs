@@ -61,7 +61,7 @@ export function buildSummary({ rows, setup, growth, importTime }) {
     growth: `${growth?.tasks ?? '—'}-task × 10-turn run on sqliteStore: median CPU µs/turn of the last ${GROWTH_WINDOW} tasks ÷ the first ${GROWTH_WINDOW}'s (wall: ${round(growth === undefined ? undefined : endsRatio(growth.perTask, 'usPerTurn'))})`,
     bytesPerTurnGrowth: `same run, ${bytesKey === 'writtenBytesPerTurn' ? 'bytes passed to write(2) (/proc/self/io wchar)' : 'bytes of the rows added'} per turn, last ${GROWTH_WINDOW} tasks ÷ first ${GROWTH_WINDOW} (medians)`,
     durableVsLangGraph: `CPU: dualloop (sqliteStore) checkpointed turns/s ÷ LangGraph.js SqliteSaver's = ${round(usPerTurn(langgraph), 0)} µs/turn ÷ ${round(usPerTurn(sqlite), 0)} µs/turn; wall: ${round(wallUsPerTurn(langgraph), 0)} ÷ ${round(wallUsPerTurn(sqlite), 0)} = ${round(divide(wallUsPerTurn(langgraph), wallUsPerTurn(sqlite)))}`,
-    importMs: `cold import('dualloop') (dist/src/index.js) in a fresh process, median of ${importTime?.samples.length ?? 0}`,
+    importMs: `cold import('dualloop') (the package's root entry) in a fresh process, median of ${importTime?.samples.length ?? 0}`,
   };
   const met = Object.fromEntries(
     Object.entries(GOALS).map(([key, goal]) => [key, summary[key] === null ? null : goal.max !== undefined ? summary[key] <= goal.max : summary[key] >= goal.min]),

@@ -5,6 +5,7 @@
  * root's zod so tool schemas come from the same zod as the kernel's.
  */
 import { pathToFileURL } from 'node:url';
+import { rootEntry } from '../lib/import-time.mjs';
 import { TURNS, add, ADD_DESCRIPTION, expectFinal, scriptStep } from '../lib/workload.mjs';
 
 /** The dualloop checkout to measure: this repository, or `DUALLOOP_ROOT` (e.g. a patched copy). */
@@ -12,8 +13,9 @@ export const dualloopRoot = process.env.DUALLOOP_ROOT === undefined ? new URL('.
 const dist = new URL('dist/src/', dualloopRoot);
 const rootZod = new URL('node_modules/zod/index.js', dualloopRoot);
 
+/** The package's root entry, as `import('dualloop')` resolves it (the bundle, ADR/0381). */
 export async function loadDualloop() {
-  return import(new URL('index.js', dist).href);
+  return import(rootEntry(dualloopRoot).href);
 }
 
 export function distFile(path) {

@@ -69,8 +69,8 @@ describe.each(OLD_NODES)('on $name', (node) => {
 
   it('the library imports and runs on a memory store; sqliteStore names the Node it needs', () => {
     const { dir, write } = workspace();
-    const library = pathToFileURL(`${ROOT}dist/src/index.js`).href;
-    const testing = pathToFileURL(`${ROOT}dist/src/testing/index.js`).href;
+    const library = pathToFileURL(`${ROOT}dist/bundle/index.js`).href;
+    const testing = pathToFileURL(`${ROOT}dist/bundle/testing.js`).href;
     write(
       'script.mjs',
       `import { createKernel, memoryStore, sqliteStore } from '${library}';

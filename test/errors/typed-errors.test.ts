@@ -80,7 +80,7 @@ describe('isDualloopError', () => {
 
   it('works across two copies of the package, where instanceof does not', async () => {
     // The built package is a second copy of every class (the tests' `dualloop` is the sources).
-    const built = (await import(`${ROOT}dist/src/index.js`)) as typeof import('dualloop');
+    const built = (await import(`${ROOT}dist/bundle/index.js`)) as typeof import('dualloop');
     const foreign = new built.RunError({ code: 'run_held', runId: 'r2', message: 'held elsewhere' });
     expect(foreign instanceof RunError).toBe(false);
     expect(isDualloopError(foreign, 'run_held')).toBe(true);

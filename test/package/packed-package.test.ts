@@ -115,7 +115,7 @@ describe('the packed package in a consumer project', () => {
     const shipped = readdirSync(installed, { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => relative(installed, join(entry.parentPath, entry.name)));
-    const outside = shipped.filter((path) => !/^(dist\/(src|machines|viewer)\/|docs\/|README\.md$|LICENSE$|package\.json$)/.test(path));
+    const outside = shipped.filter((path) => !/^(dist\/(src|bundle|machines|viewer)\/|docs\/|README\.md$|LICENSE$|package\.json$)/.test(path));
     expect(outside).toEqual([]);
     expect(shipped).toContain('dist/src/cli/bin.js');
   });

@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What `npm run build` reads. */
-const INPUTS = ['src', 'machines', 'examples', 'scripts/build-viewer.mjs', 'tsconfig.json', 'package.json'];
-/** What it writes, one per step: tsc (library, CLI) and the viewer bundle. tsc rewrites every output. */
-const OUTPUTS = ['dist/src/index.js', 'dist/src/cli/bin.js', 'dist/viewer/viewer.js'];
+const INPUTS = ['src', 'machines', 'examples', 'scripts/build-viewer.mjs', 'scripts/bundle-entries.mjs', 'tsconfig.json', 'package.json'];
+/** What it writes, one per step: tsc (library, CLI), the entries' bundle and the viewer bundle. Each step rewrites every output. */
+const OUTPUTS = ['dist/src/index.js', 'dist/src/cli/bin.js', 'dist/bundle/index.js', 'dist/viewer/viewer.js'];
 
 export default function buildDist(): void {
   const reason = staleness();
