@@ -4,6 +4,7 @@
  * (XState, GC, each dualloop folder) and the heaviest functions.
  *
  *   node bench/profile.mjs [system=dualloop] [runs=1000]
+ *   DUALLOOP_UNBUNDLED=1 node bench/profile.mjs …   # dualloop from dist/src: areas by folder, not by chunk
  */
 import { Session } from 'node:inspector/promises';
 import { immediatePacer, TURNS } from './lib/workload.mjs';

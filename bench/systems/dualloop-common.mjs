@@ -13,9 +13,12 @@ export const dualloopRoot = process.env.DUALLOOP_ROOT === undefined ? new URL('.
 const dist = new URL('dist/src/', dualloopRoot);
 const rootZod = new URL('node_modules/zod/index.js', dualloopRoot);
 
-/** The package's root entry, as `import('dualloop')` resolves it (the bundle, ADR/0381). */
+/**
+ * The package's root entry, as `import('dualloop')` resolves it (the bundle, ADR/0381), or with
+ * DUALLOOP_UNBUNDLED=1 tsc's modules in dist/src (bench/profile.mjs then names dualloop's folders).
+ */
 export async function loadDualloop() {
-  return import(rootEntry(dualloopRoot).href);
+  return import(process.env.DUALLOOP_UNBUNDLED === '1' ? new URL('index.js', dist).href : rootEntry(dualloopRoot).href);
 }
 
 export function distFile(path) {
