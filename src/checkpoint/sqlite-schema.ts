@@ -38,6 +38,20 @@ export interface Migration {
  */
 export const RUN_RANGE = 4294967296;
 
+/** The columns of `checkpoint_entries` (schema 2; schema 6 adds the rowid key before them). */
+const ENTRY_COLUMNS = `run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        sequence INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        saved_at INTEGER NOT NULL,
+        event_seq INTEGER NOT NULL,
+        task_id TEXT,
+        task_index INTEGER,
+        turn INTEGER,
+        tasks_done INTEGER NOT NULL,
+        snapshot INTEGER NOT NULL,
+        body TEXT NOT NULL,`;
+
 /** The read-only view for SQL written against schema version 1 (kept since version 2). */
 const CHECKPOINTS_VIEW = `
 CREATE VIEW checkpoints (run, sequence, kind, version, saved_at, event_seq, tasks_done, body) AS
@@ -115,18 +129,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // seq, model call index, finished task ids), for SQL written against version 1.
     sql: `
       CREATE TABLE checkpoint_entries (
-        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-        sequence INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        saved_at INTEGER NOT NULL,
-        event_seq INTEGER NOT NULL,
-        task_id TEXT,
-        task_index INTEGER,
-        turn INTEGER,
-        tasks_done INTEGER NOT NULL,
-        snapshot INTEGER NOT NULL,
-        body TEXT NOT NULL,
+        ${ENTRY_COLUMNS}
         PRIMARY KEY (run, sequence)
       );
       CREATE INDEX checkpoint_snapshots ON checkpoint_entries (run, sequence) WHERE snapshot = 1;
@@ -197,18 +200,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events_v6 RENAME TO events;
       CREATE TABLE checkpoint_entries_v6 (
         id INTEGER PRIMARY KEY,
-        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-        sequence INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        saved_at INTEGER NOT NULL,
-        event_seq INTEGER NOT NULL,
-        task_id TEXT,
-        task_index INTEGER,
-        turn INTEGER,
-        tasks_done INTEGER NOT NULL,
-        snapshot INTEGER NOT NULL,
-        body TEXT NOT NULL,
+        ${ENTRY_COLUMNS}
         CHECK (id = run * ${RUN_RANGE} + sequence AND sequence BETWEEN 0 AND ${RUN_RANGE - 1})
       );
       INSERT INTO checkpoint_entries_v6 (id, run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body)
