@@ -4,9 +4,10 @@
  * (a migrated SQLite file keeps its version 1 checkpoints as they were; ADR/0120).
  */
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { ActiveTaskSchema, MetricsSchema, QueuesSchema, TaskResultSchema } from './progress-schema.js';
 
-export const EnvelopeV1Schema = z.object({
+export const EnvelopeV1Schema = lazySchema(() => z.object({
   version: z.literal(1),
   runId: z.string().min(1),
   kind: z.enum(['task', 'turn']),
@@ -14,12 +15,12 @@ export const EnvelopeV1Schema = z.object({
   savedAt: z.number(),
   eventSeq: z.number().int().nonnegative(),
   progress: z.object({
-    results: z.array(TaskResultSchema),
-    metrics: MetricsSchema,
-    queues: QueuesSchema,
+    results: z.array(TaskResultSchema()),
+    metrics: MetricsSchema(),
+    queues: QueuesSchema(),
     modelCallIndex: z.number().int().nonnegative(),
     elapsedMs: z.number().nonnegative(),
-    active: ActiveTaskSchema.optional(),
+    active: ActiveTaskSchema().optional(),
     strategy: z.unknown().optional(),
   }),
-});
+}));

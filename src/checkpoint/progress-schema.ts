@@ -1,16 +1,17 @@
 /**
  * Zod schemas of the run state that checkpoints carry (both versions): read back from a store,
- * never trusted. The entry and envelope schemas are built from these.
+ * never trusted. The entry and envelope schemas are built from these, on first use (ADR/0390).
  */
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { InnerBoundsSchema } from '../contracts/bounds.js';
 import { MessageSchema, ToolCallSchema } from '../contracts/message-schema.js';
 import { ErrorCode } from '../contracts/error-codes.js';
 import { StopReason, type StopCondition } from '../contracts/stop.js';
 
-export const UsageSchema = z.object({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() });
+export const UsageSchema = lazySchema(() => z.object({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() }));
 
-export const StopConditionSchema = z
+export const StopConditionSchema = lazySchema(() => z
   .object({
     reason: StopReason,
     detail: z.string(),
@@ -23,35 +24,35 @@ export const StopConditionSchema = z
   // this version does not know) reads back as `unrecorded_failure`; other stops carry none.
   .transform(({ code, ...stop }): StopCondition =>
     stop.reason === 'error' ? { ...stop, reason: 'error', code: code ?? 'unrecorded_failure' } : { ...stop, reason: stop.reason },
-  );
+  ));
 
-export const TurnResultSchema = z.object({
+export const TurnResultSchema = lazySchema(() => z.object({
   turn: z.number().int().positive(),
   assistantText: z.string(),
   toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), result: z.unknown(), isError: z.boolean() })),
-  stop: StopConditionSchema.optional(),
-  usage: UsageSchema,
+  stop: StopConditionSchema().optional(),
+  usage: UsageSchema(),
   costUsd: z.number().nonnegative(),
   runtimeMs: z.number().nonnegative(),
-});
+}));
 
-export const TaskResultSchema = z.object({
+export const TaskResultSchema = lazySchema(() => z.object({
   taskId: z.string(),
   index: z.number().int().nonnegative(),
   description: z.string(),
-  stop: StopConditionSchema,
-  turns: z.array(TurnResultSchema),
+  stop: StopConditionSchema(),
+  turns: z.array(TurnResultSchema()),
   turnCount: z.number().int().nonnegative(),
   toolCalls: z.number().int().nonnegative(),
   output: z.string(),
-  usage: UsageSchema,
+  usage: UsageSchema(),
   costUsd: z.number().nonnegative(),
   runtimeMs: z.number().nonnegative(),
   // A finish reason this version does not know is dropped, not a corrupt result.
-  wrapUp: TurnResultSchema.extend({ finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'error', 'canceled']).optional().catch(undefined) }).optional(),
-});
+  wrapUp: TurnResultSchema().extend({ finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'error', 'canceled']).optional().catch(undefined) }).optional(),
+}));
 
-export const MetricsSchema = z.object({
+export const MetricsSchema = lazySchema(() => z.object({
   workflowSteps: z.number().int().nonnegative(),
   turns: z.number().int().nonnegative(),
   toolCalls: z.number().int().nonnegative(),
@@ -59,50 +60,50 @@ export const MetricsSchema = z.object({
   outputTokens: z.number().nonnegative(),
   costUsd: z.number().nonnegative(),
   runtimeMs: z.number().nonnegative(),
-});
+}));
 
-const QueuedSchema = z.object({ id: z.number().int(), content: z.string() });
-export const QueuesSchema = z.object({ steering: z.array(QueuedSchema), followUp: z.array(QueuedSchema) });
+const QueuedSchema = lazySchema(() => z.object({ id: z.number().int(), content: z.string() }));
+export const QueuesSchema = lazySchema(() => z.object({ steering: z.array(QueuedSchema()), followUp: z.array(QueuedSchema()) }));
 
-export const TaskSpecSchema = z.object({
+export const TaskSpecSchema = lazySchema(() => z.object({
   id: z.string().min(1),
   index: z.number().int().nonnegative(),
   description: z.string(),
-  bounds: InnerBoundsSchema,
-});
+  bounds: InnerBoundsSchema(),
+}));
 
-const ModelResponseSchema = z.object({
+const ModelResponseSchema = lazySchema(() => z.object({
   type: z.literal('response'),
   text: z.string(),
-  toolCalls: z.array(ToolCallSchema),
-  usage: UsageSchema,
+  toolCalls: z.array(ToolCallSchema()),
+  usage: UsageSchema(),
   costUsd: z.number().nonnegative(),
   finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']),
   warnings: z.array(z.string()).optional(),
-});
+}));
 
-const RepeatSchema = z.object({ key: z.string(), count: z.number().int().nonnegative() });
-const PendingTurnSchema = z.object({ turn: z.number().int().positive(), response: ModelResponseSchema });
+const RepeatSchema = lazySchema(() => z.object({ key: z.string(), count: z.number().int().nonnegative() }));
+const PendingTurnSchema = lazySchema(() => z.object({ turn: z.number().int().positive(), response: ModelResponseSchema() }));
 
 /** A task's counters: everything in its progress but the transcript and the turn results. */
-export const TaskCountersShape = {
+export const TaskCountersShape = lazySchema(() => ({
   toolCalls: z.number().int().nonnegative(),
-  usage: UsageSchema,
+  usage: UsageSchema(),
   costUsd: z.number().nonnegative(),
   elapsedMs: z.number().nonnegative(),
-  repeat: RepeatSchema,
+  repeat: RepeatSchema(),
   followUpDue: z.boolean(),
-  pending: PendingTurnSchema.optional(),
-};
+  pending: PendingTurnSchema().optional(),
+}));
 
-const ResumePointSchema = z.object({
-  progress: z.object({ messages: z.array(MessageSchema), turns: z.array(TurnResultSchema), ...TaskCountersShape }),
-  queues: QueuesSchema,
+const ResumePointSchema = lazySchema(() => z.object({
+  progress: z.object({ messages: z.array(MessageSchema()), turns: z.array(TurnResultSchema()), ...TaskCountersShape() }),
+  queues: QueuesSchema(),
   delivered: z.array(z.number().int()),
   modelCallIndex: z.number().int().nonnegative(),
-});
+}));
 
-export const ActiveTaskSchema = z.object({ task: TaskSpecSchema, point: ResumePointSchema });
+export const ActiveTaskSchema = lazySchema(() => z.object({ task: TaskSpecSchema(), point: ResumePointSchema() }));
 
 /** Describes the first few issues of a failed parse: `path: message; …`. */
 export function describeIssues(error: z.ZodError, prefix = ''): string {

@@ -83,7 +83,7 @@ function rebuild(history: { results: readonly unknown[]; entries: readonly unkno
   for (const raw of history.entries) {
     futureVersionCheck((raw as { version?: unknown } | null)?.version, runId);
     if ((raw as { version?: unknown } | null)?.version === 1) {
-      const parsed = EnvelopeV1Schema.safeParse(raw);
+      const parsed = EnvelopeV1Schema().safeParse(raw);
       if (!parsed.success) throw corrupt(runId, describeIssues(parsed.error));
       if (parsed.data.runId !== runId) throw new Corrupt('checkpoint_corrupt', `run ${runId}: checkpoint belongs to run ${parsed.data.runId}`);
       const { progress, ...header } = parsed.data;
@@ -95,7 +95,7 @@ function rebuild(history: { results: readonly unknown[]; entries: readonly unkno
       snapshotTurns = progress.active?.point.progress.turns.length ?? 0;
       continue;
     }
-    const parsed = EntryV2Schema.safeParse(raw);
+    const parsed = EntryV2Schema().safeParse(raw);
     if (!parsed.success) throw corrupt(runId, describeIssues(parsed.error));
     const entry = parsed.data;
     if (entry.runId !== runId) throw new Corrupt('checkpoint_corrupt', `run ${runId}: checkpoint belongs to run ${entry.runId}`);
@@ -122,7 +122,7 @@ function rebuild(history: { results: readonly unknown[]; entries: readonly unkno
 function committedResults(raw: readonly unknown[], tasksDone: number, runId: string): TaskResult[] {
   if (raw.length < tasksDone) throw corrupt(runId, `task results ${raw.length + 1}–${tasksDone} are missing`);
   return raw.slice(0, tasksDone).map((result, index) => {
-    const parsed = TaskResultSchema.safeParse(result);
+    const parsed = TaskResultSchema().safeParse(result);
     if (!parsed.success) throw corrupt(runId, describeIssues(parsed.error, `results.${index}`));
     return parsed.data as TaskResult;
   });

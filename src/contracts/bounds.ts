@@ -1,28 +1,29 @@
 import { z } from 'zod';
+import { lazySchema, type SchemaOf } from './lazy-schema.js';
 
-const positiveInt = z.number().int().positive();
-const positiveNumber = z.number().positive();
+const positiveInt = lazySchema(() => z.number().int().positive());
+const positiveNumber = lazySchema(() => z.number().positive());
 
 /** Bounds of one task's turn loop. */
-export const InnerBoundsSchema = z.strictObject({
-  maxTurns: positiveInt,
-  maxToolCalls: positiveInt,
-  maxRuntimeMs: positiveInt,
-  maxTokens: positiveInt.optional(),
-  maxCostUsd: positiveNumber.optional(),
-});
-export type InnerBounds = z.infer<typeof InnerBoundsSchema>;
+export const InnerBoundsSchema = lazySchema(() => z.strictObject({
+  maxTurns: positiveInt(),
+  maxToolCalls: positiveInt(),
+  maxRuntimeMs: positiveInt(),
+  maxTokens: positiveInt().optional(),
+  maxCostUsd: positiveNumber().optional(),
+}));
+export type InnerBounds = z.infer<SchemaOf<typeof InnerBoundsSchema>>;
 
 /** Bounds of the whole workflow run. */
-export const OuterBoundsSchema = z.strictObject({
-  maxWorkflowSteps: positiveInt,
-  maxSessionRuntimeMs: positiveInt,
-  maxTokens: positiveInt.optional(),
-  maxCostUsd: positiveNumber.optional(),
+export const OuterBoundsSchema = lazySchema(() => z.strictObject({
+  maxWorkflowSteps: positiveInt(),
+  maxSessionRuntimeMs: positiveInt(),
+  maxTokens: positiveInt().optional(),
+  maxCostUsd: positiveNumber().optional(),
   /** Plan strategies: revisions allowed after a failed step. */
   maxReplans: z.number().int().nonnegative(),
-});
-export type OuterBounds = z.infer<typeof OuterBoundsSchema>;
+}));
+export type OuterBounds = z.infer<SchemaOf<typeof OuterBoundsSchema>>;
 
 export interface Bounds {
   readonly inner: InnerBounds;
@@ -30,11 +31,11 @@ export interface Bounds {
 }
 
 /** Every field optional, for options, manifests and per-task overrides. */
-export const BoundsOverrideSchema = z.strictObject({
-  inner: InnerBoundsSchema.partial().optional(),
-  outer: OuterBoundsSchema.partial().optional(),
-});
-export type BoundsOverride = z.infer<typeof BoundsOverrideSchema>;
+export const BoundsOverrideSchema = lazySchema(() => z.strictObject({
+  inner: InnerBoundsSchema().partial().optional(),
+  outer: OuterBoundsSchema().partial().optional(),
+}));
+export type BoundsOverride = z.infer<SchemaOf<typeof BoundsOverrideSchema>>;
 
 /**
  * Defaults chosen so that an unconfigured run always ends within minutes, yet a real

@@ -70,7 +70,7 @@ export async function approveRun(store: CheckpointStore, runId: string, options:
 
 /** The command as the store may keep it; a `redact` value too short to be a secret is a ConfigError, before anything is sent. */
 function commandRedactor(options: ControlRedaction): (command: ControlCommand) => ControlCommand {
-  const parsed = RedactValuesSchema.optional().safeParse(options.redact);
+  const parsed = RedactValuesSchema().optional().safeParse(options.redact);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid control options', issues: zodIssues(parsed.error, 'redact') });
   const redactor = createRedactor({ redact: parsed.data ?? [], models: [] });
   return (command) => redactor.value(command);

@@ -16,7 +16,7 @@ export function startingTranscript(input: EngineInput, conversation: readonly Me
     issues.push({ path: 'prompt', message: 'must be a non-empty string' });
   }
   if (input.messages !== undefined) {
-    const parsed = MessagesSchema.safeParse(input.messages);
+    const parsed = MessagesSchema().safeParse(input.messages);
     if (!parsed.success) issues.push(...parsed.error.issues.map((issue) => ({ path: ['messages', ...issue.path].join('.'), message: issue.message })));
   }
   if (input.signal !== undefined && !(input.signal instanceof AbortSignal)) issues.push({ path: 'signal', message: 'must be an AbortSignal' });

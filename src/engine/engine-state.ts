@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { MessageSchema } from '../contracts/message-schema.js';
 import type { Message } from '../contracts/messages.js';
 import { EngineError } from '../errors.js';
@@ -7,14 +8,14 @@ import type { EngineState } from './types.js';
 /** Current version of the engine state format; a newer one is refused, never guessed at. */
 export const ENGINE_STATE_VERSION = 1;
 
-export const MessagesSchema = z.array(MessageSchema);
+export const MessagesSchema = lazySchema(() => z.array(MessageSchema()));
 
-const StateSchema = z.object({
+const StateSchema = lazySchema(() => z.object({
   engineId: z.string(),
   version: z.number().int().positive(),
-  messages: MessagesSchema,
+  messages: MessagesSchema(),
   modelCalls: z.number().int().nonnegative(),
-});
+}));
 
 export function engineState(engineId: string, messages: readonly Message[], modelCalls: number): EngineState {
   return { engineId, version: ENGINE_STATE_VERSION, messages, modelCalls };
@@ -40,7 +41,7 @@ export function parseEngineState(raw: unknown, engineId: string): EngineState {
       message: `engine "${engineId}" cannot load a state of version ${fields.version} (this dualloop reads up to version ${ENGINE_STATE_VERSION})`,
     });
   }
-  const parsed = StateSchema.safeParse(raw);
+  const parsed = StateSchema().safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(state)'}: ${issue.message}`).join('; ');
     throw new EngineError({ code: 'engine_state_invalid', engineId, message: `engine "${engineId}" cannot load this state: ${issues}`, cause: parsed.error });

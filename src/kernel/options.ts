@@ -28,6 +28,7 @@ import type { Clock } from '../contracts/clock.js';
 import type { InspectObserver, KernelLogger } from '../events/observers.js';
 import { TaskInputSchema, type TaskInput } from './tasks.js';
 import { zodIssues } from '../contracts/zod-issues.js';
+import { lazySchema } from '../contracts/lazy-schema.js';
 
 export interface KernelOptions {
   readonly model: Model;
@@ -95,14 +96,14 @@ const hasMethods = (what: string, ...methods: string[]) =>
     (value) => typeof value === 'object' && value !== null && methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function'),
     `must be ${what} (an object with ${methods.map((method) => `${method}()`).join(', ')})`,
   );
-const deliveryMode = z.enum(['one-at-a-time', 'all']);
+const deliveryMode = lazySchema(() => z.enum(['one-at-a-time', 'all']));
 
-const OptionsSchema = z.strictObject({
+const OptionsSchema = lazySchema(() => z.strictObject({
   model: hasMethods('a Model', 'call'),
   tools: z.array(z.unknown()).optional(),
   system: z.string().optional(),
-  tasks: z.array(TaskInputSchema).min(1, 'must hold at least one task').optional(),
-  bounds: BoundsOverrideSchema.optional(),
+  tasks: z.array(TaskInputSchema()).min(1, 'must hold at least one task').optional(),
+  bounds: BoundsOverrideSchema().optional(),
   store: hasMethods('a CheckpointStore', 'createRun', 'saveCheckpoint', 'loadCheckpoint', 'listCheckpoints', 'appendEvent').optional(),
   policy: z
     .object({ checkTask: fn('checkTask').optional(), checkToolCall: fn('checkToolCall').optional() })
@@ -111,8 +112,8 @@ const OptionsSchema = z.strictObject({
   compactor: hasMethods('a Compactor', 'shouldCompact', 'compact').optional(),
   toolExecution: z.enum(['sequential', 'parallel', 'batch']).optional(),
   toolConcurrency: z.number().int().positive().optional(),
-  steeringMode: deliveryMode.optional(),
-  followUpMode: deliveryMode.optional(),
+  steeringMode: deliveryMode().optional(),
+  followUpMode: deliveryMode().optional(),
   beforeToolCall: fn('beforeToolCall').optional(),
   afterToolCall: fn('afterToolCall').optional(),
   transformContext: fn('transformContext').optional(),
@@ -130,11 +131,11 @@ const OptionsSchema = z.strictObject({
   strategy: StrategyName.optional(),
   planner: hasMethods('a Model', 'call').optional(),
   goal: z.string().trim().min(1, 'must be a non-empty goal').optional(),
-  autoRules: AutoRulesSchema.optional(),
+  autoRules: AutoRulesSchema().optional(),
   telemetry: z.union([z.literal(false), z.strictObject({ tracer: hasMethods('an OpenTelemetry Tracer', 'startSpan').optional(), recordContent: z.boolean().optional() })]).optional(),
-  redact: RedactValuesSchema.optional(),
-  limits: LimitsSchema.optional(),
-});
+  redact: RedactValuesSchema().optional(),
+  limits: LimitsSchema().optional(),
+}));
 
 /** Options that passed validation, with the tools by name and the tool sources apart, in order. */
 export interface ValidatedOptions {
@@ -146,7 +147,7 @@ export interface ValidatedOptions {
 
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
 export function validateOptions(options: KernelOptions): ValidatedOptions {
-  const parsed = OptionsSchema.safeParse(options);
+  const parsed = OptionsSchema().safeParse(options);
   const { tools, sources, issues: toolIssues } = toolListIssues(options?.tools ?? [], { sources: true });
   const issues: ConfigIssue[] = [...(parsed.success ? [] : zodIssues(parsed.error)), ...toolIssues];
   if (issues.length > 0 || !parsed.success) throw new ConfigError({ message: 'Invalid dualloop options', issues });

@@ -4,20 +4,21 @@ import { defaultTaskId } from '../contracts/task-id.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError } from '../errors.js';
 import { zodIssues } from '../contracts/zod-issues.js';
+import { lazySchema, type SchemaOf } from '../contracts/lazy-schema.js';
 
 /** A task as the caller gives it: a description, or an object with an optional id and per-task bounds. */
-export const TaskInputSchema = z.union([
+export const TaskInputSchema = lazySchema(() => z.union([
   z.string().trim().min(1, 'must be a non-empty description'),
   z.strictObject({
     id: z.string().trim().min(1).optional(),
     description: z.string().trim().min(1, 'must be a non-empty description'),
-    bounds: InnerBoundsSchema.partial().optional(),
+    bounds: InnerBoundsSchema().partial().optional(),
   }),
-]);
-export type TaskInput = z.input<typeof TaskInputSchema>;
+]));
+export type TaskInput = z.input<SchemaOf<typeof TaskInputSchema>>;
 
 // Built once: a zod schema costs more to build than to run, and every start() validates its tasks.
-const TaskListSchema = z.array(TaskInputSchema).min(1, 'must hold at least one task');
+const TaskListSchema = lazySchema(() => z.array(TaskInputSchema()).min(1, 'must hold at least one task'));
 
 /** Validates tasks and gives each an id (`task-1`, …) and its resolved inner bounds. */
 export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: Bounds): TaskSpec[] {
@@ -25,7 +26,7 @@ export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: 
   if (Array.isArray(tasks) && tasks.length > 0 && tasks.every((task) => typeof task === 'string' && task.trim() !== '')) {
     return tasks.map((task, index) => ({ id: defaultTaskId(index), index, description: (task as string).trim(), bounds: bounds.inner }));
   }
-  const parsed = TaskListSchema.safeParse(tasks);
+  const parsed = TaskListSchema().safeParse(tasks);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid tasks', issues: zodIssues(parsed.error, 'tasks') });
   const specs = parsed.data.map((task, index): TaskSpec => {
     if (typeof task === 'string') return { id: defaultTaskId(index), index, description: task, bounds: bounds.inner };

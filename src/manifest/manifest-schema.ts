@@ -91,15 +91,15 @@ export const ManifestSchema = z.strictObject({
   tools: ToolsBlockSchema.optional(),
   mcp: z
     .strictObject({
-      servers: McpServersSchema.describe('By name: { command, args?, env?, cwd? } (stdio) or { url, headers? } (Streamable HTTP); `${VAR}` in env and header values reads the environment'),
+      servers: McpServersSchema().describe('By name: { command, args?, env?, cwd? } (stdio) or { url, headers? } (Streamable HTTP); `${VAR}` in env and header values reads the environment'),
       startTimeoutMs: positiveInt.optional(),
       toolTimeoutMs: positiveInt.optional(),
     })
     .optional()
     .describe('MCP servers whose tools the run may call, named <server>__<tool> (docs/mcp.md)'),
-  tasks: z.array(TaskInputSchema).min(1, 'must hold at least one task').optional().describe('The tasks, in order; a plan strategy may instead plan from `goal`'),
-  bounds: BoundsOverrideSchema.optional(),
-  policy: DeclarativePolicySpecSchema.optional(),
+  tasks: z.array(TaskInputSchema()).min(1, 'must hold at least one task').optional().describe('The tasks, in order; a plan strategy may instead plan from `goal`'),
+  bounds: BoundsOverrideSchema().optional(),
+  policy: DeclarativePolicySpecSchema().optional(),
   store: z
     .strictObject({
       path: z
@@ -131,7 +131,7 @@ export const ManifestSchema = z.strictObject({
     .union([z.literal(false), z.strictObject({ threshold: z.number().int().min(2) })])
     .optional()
     .describe('The same tool call this many times in a row stops the task loop_detected; false turns it off'),
-  limits: LimitsSchema.optional().describe('Size and shape limits on what models and tools hand the run; each has a default (docs/security.md)'),
+  limits: LimitsSchema().optional().describe('Size and shape limits on what models and tools hand the run; each has a default (docs/security.md)'),
   secrets: z
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
     .optional()

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { zodIssues } from '../contracts/zod-issues.js';
+import { lazySchema } from '../contracts/lazy-schema.js';
 
 /** A server started as a child process, spoken to over stdin/stdout. */
 export interface McpStdioServer {
@@ -31,28 +32,28 @@ export interface McpToolsOptions {
 
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
-export const McpStdioServerSchema = z.strictObject({
+export const McpStdioServerSchema = lazySchema(() => z.strictObject({
   command: z.string().min(1, 'must be a non-empty command'),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().min(1).optional(),
-});
+}));
 
-export const McpHttpServerSchema = z.strictObject({
+export const McpHttpServerSchema = lazySchema(() => z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
   headers: z.record(z.string(), z.string()).optional(),
-});
+}));
 
-export const McpServersSchema = z.record(
+export const McpServersSchema = lazySchema(() => z.record(
   z.string().regex(SERVER_NAME, 'server names are 1–32 letters, digits, "_" or "-"'),
-  z.union([McpStdioServerSchema, McpHttpServerSchema], { error: 'must be { command, args?, env?, cwd? } or { url, headers? }' }),
-);
+  z.union([McpStdioServerSchema(), McpHttpServerSchema()], { error: 'must be { command, args?, env?, cwd? } or { url, headers? }' }),
+));
 
-const OptionsSchema = z.strictObject({
-  servers: McpServersSchema.refine((servers) => Object.keys(servers).length > 0, 'must name at least one server'),
+const OptionsSchema = lazySchema(() => z.strictObject({
+  servers: McpServersSchema().refine((servers) => Object.keys(servers).length > 0, 'must name at least one server'),
   startTimeoutMs: z.number().int().positive().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
-});
+}));
 
 export interface ResolvedMcpOptions {
   readonly servers: ReadonlyArray<readonly [string, McpServerConfig]>;
@@ -62,7 +63,7 @@ export interface ResolvedMcpOptions {
 
 /** Validates the options before anything starts; throws one ConfigError naming every bad field. */
 export function resolveMcpOptions(options: McpToolsOptions): ResolvedMcpOptions {
-  const parsed = OptionsSchema.safeParse(options);
+  const parsed = OptionsSchema().safeParse(options);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid mcpTools options', issues: zodIssues(parsed.error) });
   return {
     servers: Object.entries(options.servers),

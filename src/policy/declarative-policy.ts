@@ -2,18 +2,19 @@ import { z } from 'zod';
 import type { PolicyGate, PolicyVerdict } from '../contracts/policy.js';
 import { ConfigError } from '../errors.js';
 import { zodIssues } from '../contracts/zod-issues.js';
+import { lazySchema, type SchemaOf } from '../contracts/lazy-schema.js';
 
-const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be a tool name (1–64 letters, digits, "_" or "-")');
+const toolName = lazySchema(() => z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be a tool name (1–64 letters, digits, "_" or "-")'));
 
 /**
  * A policy written as data: tool lists and spending gates. The same schema validates the
  * `policy` block of a manifest and the argument of `declarativePolicy()`.
  */
-export const DeclarativePolicySpecSchema = z.strictObject({
-  allow: z.array(toolName).optional().describe('Only these tools may run; a call to any other tool is denied.'),
-  deny: z.array(toolName).optional().describe('These tools never run; a call is denied.'),
+export const DeclarativePolicySpecSchema = lazySchema(() => z.strictObject({
+  allow: z.array(toolName()).optional().describe('Only these tools may run; a call to any other tool is denied.'),
+  deny: z.array(toolName()).optional().describe('These tools never run; a call is denied.'),
   requireApproval: z
-    .array(toolName)
+    .array(toolName())
     .optional()
     .describe('A call to one of these tools parks the run (awaiting_approval) until `dualloop resume --approve <id>` answers it.'),
   approveTasks: z
@@ -26,8 +27,8 @@ export const DeclarativePolicySpecSchema = z.strictObject({
     .boolean()
     .optional()
     .describe('A denied tool call also stops the task `policy_denied` (default true); false feeds the refusal back to the model and goes on.'),
-});
-export type DeclarativePolicySpec = z.input<typeof DeclarativePolicySpecSchema>;
+}));
+export type DeclarativePolicySpec = z.input<SchemaOf<typeof DeclarativePolicySpecSchema>>;
 
 /**
  * A `PolicyGate` from a declarative spec. Checks run in a fixed order, first match wins:
@@ -35,7 +36,7 @@ export type DeclarativePolicySpec = z.input<typeof DeclarativePolicySpecSchema>;
  * tasks — cost gate, token gate, `approveTasks`. Throws ConfigError for an invalid spec.
  */
 export function declarativePolicy(spec: DeclarativePolicySpec): PolicyGate {
-  const parsed = DeclarativePolicySpecSchema.safeParse(spec);
+  const parsed = DeclarativePolicySpecSchema().safeParse(spec);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid declarative policy', issues: zodIssues(parsed.error) });
   const { allow, deny, requireApproval, approveTasks, maxCostUsd, maxTokens } = parsed.data;
   const allowed = allow === undefined ? undefined : new Set(allow);

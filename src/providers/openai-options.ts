@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import type { KeySource } from './openai-errors.js';
 import type { ModelPricing } from './pricing.js';
@@ -39,12 +40,12 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Sent as the bearer token when a custom base URL is used without a key; such servers ignore it. */
 export const PLACEHOLDER_API_KEY = 'not-needed';
 
-const Pricing = z.strictObject({
+const Pricing = lazySchema(() => z.strictObject({
   inputPerMillion: z.number().nonnegative(),
   outputPerMillion: z.number().nonnegative(),
-});
+}));
 
-const Options = z.strictObject({
+const Options = lazySchema(() => z.strictObject({
   model: z.string().trim().min(1, 'must be a non-empty model name'),
   apiKey: z.string().min(1, 'must not be empty (omit it to use OPENAI_API_KEY)').optional(),
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
@@ -53,11 +54,11 @@ const Options = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   maxOutputTokensParameter: z.enum(['max_completion_tokens', 'max_tokens']).optional(),
-  pricing: Pricing.optional(),
+  pricing: Pricing().optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
   headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a valid HTTP header name'), z.string()).optional(),
-});
+}));
 
 /** Options after validation and environment lookup: what the adapter actually uses. */
 export interface ResolvedOptions {
@@ -91,7 +92,7 @@ const SECRET_HEADER = /key|auth|token|secret|cookie/i;
  * servers need none, and without a base URL the call itself resolves to `auth_failed`.
  */
 export function resolveOptions(options: unknown, environment: NodeJS.ProcessEnv): ResolvedOptions {
-  const parsed = Options.safeParse(options);
+  const parsed = Options().safeParse(options);
   if (!parsed.success) {
     throw new ConfigError({ message: 'Invalid openaiModel options', issues: toIssues(parsed.error), cause: parsed.error });
   }

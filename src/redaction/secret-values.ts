@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import type { Model } from '../contracts/model.js';
 import type { Limits } from '../contracts/limits.js';
 import { ENVELOPE_DEPTH, MAX_REDACTION_DEPTH, Redactor } from './redactor.js';
@@ -13,7 +14,7 @@ export const MIN_SECRET_LENGTH = 4;
 const TOO_SHORT = `must be a string of at least ${MIN_SECRET_LENGTH} characters (a shorter value would redact ordinary text)`;
 
 /** The `redact` option wherever it is taken (the kernel, `submitRun`, the control functions). */
-export const RedactValuesSchema = z.array(z.string({ error: TOO_SHORT }).min(MIN_SECRET_LENGTH, TOO_SHORT));
+export const RedactValuesSchema = lazySchema(() => z.array(z.string({ error: TOO_SHORT }).min(MIN_SECRET_LENGTH, TOO_SHORT)));
 
 /** What a kernel redacts: the `redact` option and the values its models and tools were configured with. */
 export interface SecretSources {

@@ -3,6 +3,7 @@
  * rules on the number of tasks and the length of the goal (ADR/0073).
  */
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import type { Message } from '../contracts/messages.js';
 import type { Model } from '../contracts/model.js';
 
@@ -28,11 +29,11 @@ export const DEFAULT_AUTO_RULES = Object.freeze({ maxTasksForReact: 3, longGoalC
 const isModel = (value: unknown): value is Model =>
   typeof value === 'object' && value !== null && typeof (value as { call?: unknown }).call === 'function';
 
-export const AutoRulesSchema = z.strictObject({
+export const AutoRulesSchema = lazySchema(() => z.strictObject({
   maxTasksForReact: z.number().int().positive().optional(),
   longGoalChars: z.number().int().positive().optional(),
   classify: z.custom<Model | boolean>((value) => typeof value === 'boolean' || isModel(value), 'must be true, false or a Model (an object with call())').optional(),
-});
+}));
 
 export function resolveAutoRules(rules: AutoRules | undefined, planner: Model): ResolvedAutoRules {
   const classify = rules?.classify;

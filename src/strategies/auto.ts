@@ -5,6 +5,7 @@
  * part of the checkpointed state, so a resumed run keeps it.
  */
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import type { TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
 import { haltedByTask } from '../stop/outer-conditions.js';
 import { chooseByRules, classifyMessages, parseClassification, type SelectableStrategy } from './auto-rules.js';
@@ -20,15 +21,15 @@ interface AutoState {
   readonly inner?: unknown;
 }
 
-const AutoStateSchema = z.object({
+const AutoStateSchema = lazySchema(() => z.object({
   selected: z.enum(['react', 'plan_execute', 'hybrid']),
   reason: z.string(),
   by: z.enum(['rules', 'classifier']),
   inner: z.unknown().optional(),
-});
+}));
 
 function loadState(value: unknown): AutoState | undefined {
-  const parsed = AutoStateSchema.safeParse(value);
+  const parsed = AutoStateSchema().safeParse(value);
   return parsed.success ? (parsed.data as AutoState) : undefined;
 }
 

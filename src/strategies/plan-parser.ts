@@ -6,6 +6,7 @@
  * keys are ignored). Anything else is a problem, named, never a silent empty plan.
  */
 import { z } from 'zod';
+import { lazySchema, type SchemaOf } from '../contracts/lazy-schema.js';
 
 export interface PlanStep {
   readonly description: string;
@@ -25,17 +26,17 @@ export interface StepLimits {
 
 export type PlanParse = { readonly ok: true; readonly artifact: PlanArtifact } | { readonly ok: false; readonly problem: string };
 
-const StepSchema = z.preprocess(
+const StepSchema = lazySchema(() => z.preprocess(
   (step) => (typeof step === 'string' ? { description: step } : step),
   z.object({ description: z.string().trim().min(1, 'a step must not be empty') }, { error: 'a step must be text or {"description": "…"}' }),
-);
-const StepsSchema = z.array(StepSchema);
-const ObjectSchema = z.object({
-  steps: StepsSchema.optional(),
+));
+const StepsSchema = lazySchema(() => z.array(StepSchema()));
+const ObjectSchema = lazySchema(() => z.object({
+  steps: StepsSchema().optional(),
   keep: z.boolean().optional(),
   reason: z.string().optional(),
   summary: z.string().optional(),
-});
+}));
 
 const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n([\s\S]*?)```/g;
 const NUMBERED = /^\s*\d+\s*[.)]\s+(\S.*?)\s*$/;
@@ -89,7 +90,7 @@ function quote(text: string): string {
   return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }
 
-function toArtifact(value: z.infer<typeof ObjectSchema>): PlanArtifact {
+function toArtifact(value: z.infer<SchemaOf<typeof ObjectSchema>>): PlanArtifact {
   return {
     ...(value.steps === undefined || value.keep === true ? {} : { steps: value.steps }),
     ...(value.reason === undefined ? {} : { reason: value.reason }),
@@ -101,7 +102,7 @@ function read(text: string): PlanParse {
   const found = extract(text);
   if (found.kind === 'problem') return { ok: false, problem: found.problem };
   if (found.kind === 'list') return { ok: true, artifact: { steps: found.steps.map((description) => ({ description })) } };
-  const parsed = ObjectSchema.safeParse(Array.isArray(found.value) ? { steps: found.value } : found.value);
+  const parsed = ObjectSchema().safeParse(Array.isArray(found.value) ? { steps: found.value } : found.value);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .slice(0, 3)

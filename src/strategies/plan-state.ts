@@ -3,6 +3,7 @@
  * every checkpoint. It comes back from a checkpoint as `unknown`, so it is parsed here with zod.
  */
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { StopReason } from '../contracts/stop.js';
 import type { PlanStep } from './plan-parser.js';
 
@@ -36,27 +37,27 @@ export interface PlanState {
   readonly plan?: PlanProgress;
 }
 
-const count = z.number().int().nonnegative();
+const count = lazySchema(() => z.number().int().nonnegative());
 
-const PlanStateSchema = z.object({
-  plannerCalls: count,
+const PlanStateSchema = lazySchema(() => z.object({
+  plannerCalls: count(),
   plan: z
     .object({
       version: z.number().int().positive(),
       steps: z.array(z.object({ description: z.string() })),
-      cursor: count,
+      cursor: count(),
       current: z.string().optional(),
       done: z.array(z.object({ taskId: z.string(), description: z.string(), reason: StopReason, summary: z.string() })),
-      replansUsed: count,
+      replansUsed: count(),
     })
     .optional(),
-});
+}));
 
 export const INITIAL_PLAN_STATE: PlanState = { plannerCalls: 0 };
 
 export function parsePlanState(value: unknown): { ok: true; state: PlanState } | { ok: false; problem: string } {
   if (value === undefined) return { ok: true, state: INITIAL_PLAN_STATE };
-  const parsed = PlanStateSchema.safeParse(value);
+  const parsed = PlanStateSchema().safeParse(value);
   if (parsed.success) return { ok: true, state: parsed.data as PlanState };
   const issues = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
   return { ok: false, problem: `the plan strategy's saved state is invalid (${issues})` };

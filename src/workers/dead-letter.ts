@@ -30,7 +30,7 @@ export interface DeadSlice {
  * job is retried later); a run that already ended is left as it is.
  */
 export async function endDeadLetteredRun(store: CheckpointStore, slice: DeadSlice, holder: string, leaseMs: number): Promise<WorkflowResult | undefined> {
-  const data = SliceData.parse(slice.data) as SliceData;
+  const data = SliceData().parse(slice.data) as SliceData;
   const { runId } = data;
   if ((await store.getRun(runId)) === undefined) {
     // It crashed before its first slice recorded it: recorded now, so that it is listed and audited.

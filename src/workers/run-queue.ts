@@ -6,6 +6,7 @@
  */
 import type { PgBoss, Queue } from 'pg-boss';
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { TaskInputSchema, type TaskInput } from '../kernel/tasks.js';
 import type { QueuePlacement } from './worker-settings.js';
 
@@ -16,11 +17,11 @@ export function queueOf(workflow: string): string {
 }
 
 /** What travels through the queue: names, ids and tasks, never code. */
-export const SliceData = z.object({
+export const SliceData = lazySchema(() => z.object({
   workflow: z.string(),
   runId: z.string(),
-  tasks: z.array(TaskInputSchema).optional(),
-});
+  tasks: z.array(TaskInputSchema()).optional(),
+}));
 export interface SliceData {
   readonly workflow: string;
   readonly runId: string;

@@ -42,7 +42,7 @@ export interface SliceJob {
  * checkpoint once the database is back.
  */
 export async function runSlice(context: SliceContext, job: SliceJob): Promise<SliceReport> {
-  const data = SliceData.parse(job.data) as SliceData;
+  const data = SliceData().parse(job.data) as SliceData;
   const { settings, store } = context;
   const report = (outcome: SliceReport['outcome'], stop?: SliceReport['stop']): SliceReport => ({
     runId: data.runId,

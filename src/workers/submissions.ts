@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { describePostgresFailure } from '../checkpoint/postgres-failure.js';
 import type { PostgresStore } from '../checkpoint/postgres-store.js';
 import { quoteIdentifier } from '../checkpoint/postgres-schema.js';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { TaskInputSchema, type TaskInput } from '../kernel/tasks.js';
 import type { QueuePlacement } from './worker-settings.js';
 
@@ -29,7 +30,7 @@ export interface Submissions {
   close(): Promise<void>;
 }
 
-const StoredTasks = z.array(TaskInputSchema);
+const StoredTasks = lazySchema(() => z.array(TaskInputSchema()));
 
 /** Opens the store of `place` (creating or migrating its schema) and its submissions table. */
 export async function openSubmissions(place: Pick<QueuePlacement, 'connectionString' | 'schema'>): Promise<Submissions> {
@@ -66,7 +67,7 @@ export async function openSubmissions(place: Pick<QueuePlacement, 'connectionStr
       // The tasks are informative here (the run record holds the ones that ran): unreadable ones are left out.
       let tasks: readonly TaskInput[] = [];
       try {
-        const parsed = StoredTasks.safeParse(JSON.parse(row.tasks));
+        const parsed = StoredTasks().safeParse(JSON.parse(row.tasks));
         if (parsed.success) tasks = parsed.data as readonly TaskInput[];
       } catch {
         // kept empty

@@ -4,22 +4,23 @@ import type { KernelOptions } from '../kernel/options.js';
 import { LEASE_TTL_MS } from '../kernel/run-lease.js';
 import { TaskInputSchema, type TaskInput } from '../kernel/tasks.js';
 import { zodIssues } from '../contracts/zod-issues.js';
+import { lazySchema } from '../contracts/lazy-schema.js';
 import { RedactValuesSchema } from '../redaction/secret-values.js';
 
 /** A workflow's name: it names its pg-boss queue (`dualloop.<workflow>`), so it keeps to pg-boss's characters. */
-const WorkflowName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'must be 1–100 letters, digits, "_", "." or "-", starting with a letter or digit');
-const RunId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1–128 letters, digits, ".", "_" or "-"');
-const SchemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case Postgres identifier');
-const ConnectionString = z.string().regex(/^postgres(ql)?:\/\//i, 'must be a postgres:// URL');
+const WorkflowName = lazySchema(() => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'must be 1–100 letters, digits, "_", "." or "-", starting with a letter or digit'));
+const RunId = lazySchema(() => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1–128 letters, digits, ".", "_" or "-"'));
+const SchemaName = lazySchema(() => z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case Postgres identifier'));
+const ConnectionString = lazySchema(() => z.string().regex(/^postgres(ql)?:\/\//i, 'must be a postgres:// URL'));
 
 /** Where runs and their queue live: the store's schema and pg-boss's. */
-const Placement = {
-  connectionString: ConnectionString,
+const Placement = lazySchema(() => ({
+  connectionString: ConnectionString(),
   /** The store's schema (`postgresStore`), default `dualloop`. */
-  schema: SchemaName.optional(),
+  schema: SchemaName().optional(),
   /** pg-boss's schema, default `pgboss`. */
-  queueSchema: SchemaName.optional(),
-};
+  queueSchema: SchemaName().optional(),
+}));
 
 /** What a workflow builder receives: the run it builds the kernel options for (ADR/0200). */
 export interface WorkflowRunInfo {
@@ -49,14 +50,14 @@ export interface SubmitRunOptions {
   readonly queueSchema?: string;
 }
 
-const SubmitSchema = z.strictObject({
-  ...Placement,
-  workflow: WorkflowName,
-  tasks: z.array(TaskInputSchema).min(1, 'must hold at least one task').optional(),
-  runId: RunId.optional(),
+const SubmitSchema = lazySchema(() => z.strictObject({
+  ...Placement(),
+  workflow: WorkflowName(),
+  tasks: z.array(TaskInputSchema()).min(1, 'must hold at least one task').optional(),
+  runId: RunId().optional(),
   priority: z.number().int().optional(),
-  redact: RedactValuesSchema.optional(),
-});
+  redact: RedactValuesSchema().optional(),
+}));
 
 export interface WorkerOptions {
   readonly connectionString: string;
@@ -91,9 +92,9 @@ export interface SliceReport {
   readonly stop?: { readonly reason: string; readonly detail: string };
 }
 
-const WorkerSchema = z.strictObject({
-  ...Placement,
-  workflows: z.record(WorkflowName, z.custom<WorkflowBuilder>((value) => typeof value === 'function', 'must be a function (run) => kernel options')).refine((value) => Object.keys(value).length > 0, 'must name at least one workflow'),
+const WorkerSchema = lazySchema(() => z.strictObject({
+  ...Placement(),
+  workflows: z.record(WorkflowName(), z.custom<WorkflowBuilder>((value) => typeof value === 'function', 'must be a function (run) => kernel options')).refine((value) => Object.keys(value).length > 0, 'must name at least one workflow'),
   concurrency: z.number().int().min(1).max(1000).optional(),
   workerId: z.string().min(1).max(200).optional(),
   leaseMs: z.number().int().min(1_000, 'must be at least 1,000 ms').optional(),
@@ -102,7 +103,7 @@ const WorkerSchema = z.strictObject({
   retryDelaySeconds: z.number().int().min(0).max(3_600).optional(),
   heartbeatSeconds: z.number().int().min(10, 'must be at least 10 (pg-boss)').max(3_600).optional(),
   onSlice: z.custom<(slice: SliceReport) => void>((value) => typeof value === 'function', 'must be a function').optional(),
-});
+}));
 
 export interface QueuePlacement {
   readonly connectionString: string;
@@ -122,7 +123,7 @@ function placement(value: { connectionString: string; schema?: string | undefine
 
 /** Validates `submitRun`'s options; throws one ConfigError naming every bad field. */
 export function resolveSubmitOptions(options: SubmitRunOptions): SubmitSettings {
-  const parsed = SubmitSchema.safeParse(options);
+  const parsed = SubmitSchema().safeParse(options);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid submitRun options', issues: zodIssues(parsed.error) });
   const { schema: _schema, queueSchema: _queueSchema, ...rest } = parsed.data;
   return { ...rest, ...placement(parsed.data) } as SubmitSettings;
@@ -130,7 +131,7 @@ export function resolveSubmitOptions(options: SubmitRunOptions): SubmitSettings 
 
 /** Validates `createWorker`'s options; throws one ConfigError naming every bad field. */
 export function resolveWorkerOptions(options: WorkerOptions, defaultWorkerId: string): WorkerSettings {
-  const parsed = WorkerSchema.safeParse(options);
+  const parsed = WorkerSchema().safeParse(options);
   if (!parsed.success) throw new ConfigError({ message: 'Invalid createWorker options', issues: zodIssues(parsed.error) });
   const value = parsed.data;
   return {

@@ -2,6 +2,7 @@ import { fromCallback } from 'xstate';
 import { z } from 'zod';
 import { describeIssues } from '../../checkpoint/progress-schema.js';
 import { MessageSchema } from '../../contracts/message-schema.js';
+import { lazySchema } from '../../contracts/lazy-schema.js';
 import type { CompactionCheck, CompactRequest, TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { KernelEventBody } from '../../contracts/events.js';
 import type { Message } from '../../contracts/messages.js';
@@ -59,7 +60,7 @@ export function createNeedsCompaction(deps: KernelDeps, registry: RunRegistry) {
   };
 }
 
-const CompactedSchema = z.array(MessageSchema);
+const CompactedSchema = lazySchema(() => z.array(MessageSchema()));
 
 /**
  * The compactor: spawned by the turn machine the first time `needsCompaction` says yes, then kept
@@ -77,7 +78,7 @@ export function createCompactorActor(deps: KernelDeps) {
           (messages) => {
             if (controller.signal.aborted) return;
             // User code: a transcript that is not a list of messages ends the task here, named, not later in the loop.
-            const parsed = CompactedSchema.safeParse(messages);
+            const parsed = CompactedSchema().safeParse(messages);
             if (parsed.success) sendBack({ type: 'COMPACTED', messages });
             else sendBack({ type: 'COMPACTION_FAILED', message: `compact returned no list of messages (${describeIssues(parsed.error)})` });
           },
