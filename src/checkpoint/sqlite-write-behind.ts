@@ -10,10 +10,13 @@ import type { Statements } from './sqlite-statements.js';
  */
 export const IMMEDIATE_EVENT_TYPES: ReadonlySet<string> = new Set(['message_queued', 'queue_cleared']);
 
-/** `fence`: the lease token the write was made under, checked when the queue is committed. */
+/**
+ * `fence`: the lease token the write was made under (undefined: unfenced), checked when the queue
+ * is committed. Always present as a field, so that every queued write has one shape (no spread).
+ */
 type Pending =
-  | { readonly kind: 'event'; readonly key: number; readonly runId: string; readonly fence?: number; readonly seq: number; readonly type: string; readonly at: number; readonly body: string }
-  | { readonly kind: 'tool'; readonly key: number; readonly runId: string; readonly fence?: number; readonly toolCallId: string; readonly body: string };
+  | { readonly kind: 'event'; readonly key: number; readonly runId: string; readonly fence: number | undefined; readonly seq: number; readonly type: string; readonly at: number; readonly body: string }
+  | { readonly kind: 'tool'; readonly key: number; readonly runId: string; readonly fence: number | undefined; readonly toolCallId: string; readonly body: string };
 
 /**
  * The SQLite store's write-behind queue (ADR/0020). Events and tool results are serialised and
@@ -56,7 +59,7 @@ export class SqliteWriteBehind {
       throw eventOutOfOrder(event.runId, event.seq, last);
     }
     const body = toJson(event, `run ${event.runId}: event ${event.seq}`);
-    this.pending.push({ kind: 'event', key, runId: event.runId, ...(fence === undefined ? {} : { fence }), seq: event.seq, type: event.type, at: event.at, body });
+    this.pending.push({ kind: 'event', key, runId: event.runId, fence, seq: event.seq, type: event.type, at: event.at, body });
     this.lastSeq.set(key, event.seq);
     if (IMMEDIATE_EVENT_TYPES.has(event.type) || (event.type === 'tool_execution_start' && this.toolResults > 0)) this.flush();
     else this.schedule();
@@ -64,7 +67,7 @@ export class SqliteWriteBehind {
 
   recordToolResult(key: number, runId: string, toolCallId: string, body: string, fence?: number): void {
     this.refuseLost(key, runId, fence);
-    this.pending.push({ kind: 'tool', key, runId, ...(fence === undefined ? {} : { fence }), toolCallId, body });
+    this.pending.push({ kind: 'tool', key, runId, fence, toolCallId, body });
     this.toolResults += 1;
     this.schedule();
   }
