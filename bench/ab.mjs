@@ -6,9 +6,15 @@
  *
  *   node bench/ab.mjs [system | path of a dualloop checkout with dist/ built] …
  *   node bench/ab.mjs dualloop turn-machine-only /tmp/old-checkout
+ *   STORE=sqlite node bench/ab.mjs /tmp/old-checkout /path/to/this-checkout
  *
- * A path loads that checkout's build (as DUALLOOP_ROOT does for run.mjs). Not part of `npm run bench`.
+ * A path loads that checkout's tsc build (dist/src, as DUALLOOP_ROOT does for run.mjs) with a
+ * memoryStore, or with STORE=sqlite a sqliteStore in a fresh file. The order of the systems moves
+ * their figures by up to ~10 %: run both orders. Not part of `npm run bench`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { immediatePacer, TURNS } from './lib/workload.mjs';
 
@@ -20,11 +26,18 @@ async function load(name) {
   if (!name.includes('/')) return (await import(`./systems/${name}.mjs`)).createSystem(env);
   // Another checkout: its own dist/, loaded through the same bench code.
   const root = name.replace(/\/$/, '');
-  const { createKernel, memoryStore } = await import(pathToFileURL(`${root}/dist/src/index.js`).href);
+  const dualloop = await import(pathToFileURL(`${root}/dist/src/index.js`).href);
   process.env.DUALLOOP_ROOT = root;
   const common = await import(`./systems/dualloop-common.mjs?root=${encodeURIComponent(root)}`);
-  const kernel = createKernel({ ...(await common.benchKernelOptions(env)), store: memoryStore() });
+  const kernel = dualloop.createKernel({ ...(await common.benchKernelOptions(env, dualloop)), store: checkoutStore(dualloop) });
   return { runOnce: () => common.runToEnd(kernel, root) };
+}
+
+function checkoutStore({ memoryStore, sqliteStore }) {
+  if (process.env.STORE !== 'sqlite') return memoryStore();
+  const directory = mkdtempSync(join(tmpdir(), 'dualloop-ab-'));
+  process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
+  return sqliteStore({ path: join(directory, 'ab.db') });
 }
 
 const names = ['floor', ...(process.argv.length > 2 ? process.argv.slice(2) : ['dualloop'])];

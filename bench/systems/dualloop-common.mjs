@@ -30,8 +30,8 @@ export function distFile(path) {
  * transcript (paced by `env.pacer`), turn and tool-call bounds set to 15. Also what the workers
  * bench's worker processes build per run.
  */
-export async function benchKernelOptions(env) {
-  const { defineTool } = await loadDualloop();
+export async function benchKernelOptions(env, dualloop = undefined) {
+  const { defineTool } = dualloop ?? (await loadDualloop());
   const { z } = await import(rootZod.href);
   const tool = defineTool({
     name: 'add',
