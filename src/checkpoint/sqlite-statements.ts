@@ -23,7 +23,7 @@ export function prepareStatements(database: DatabaseSync) {
     listRuns: prepare(`
       SELECT r.run_id, r.name, r.created_at, r.tasks_total, r.fork_of_run_id, r.fork_of_at,
              res.stop AS result_stop, res.tasks_done AS result_done,
-             (SELECT c.tasks_done FROM checkpoint_entries c WHERE c.id > r.id * ${RUN_RANGE} AND c.id < (r.id + 1) * ${RUN_RANGE} ORDER BY c.id DESC LIMIT 1) AS checkpoint_done
+             (SELECT c.tasks_done FROM checkpoint_entries c WHERE c.id >= r.id * ${RUN_RANGE} AND c.id < (r.id + 1) * ${RUN_RANGE} ORDER BY c.id DESC LIMIT 1) AS checkpoint_done
       FROM runs r LEFT JOIN results res ON res.run = r.id
       ORDER BY r.created_at DESC, r.id DESC
       LIMIT ?`),
