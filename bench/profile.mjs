@@ -6,7 +6,7 @@
  *   node bench/profile.mjs [system=dualloop] [runs=1000]
  *   DUALLOOP_UNBUNDLED=1 node bench/profile.mjs …   # dualloop from dist/src: areas by folder, not by chunk
  */
-import { Session } from 'node:inspector/promises';
+import { sampleRuns } from './lib/sample-runs.mjs';
 import { immediatePacer, TURNS } from './lib/workload.mjs';
 
 const [name = 'dualloop', runsText = '1000'] = process.argv.slice(2);
@@ -15,14 +15,7 @@ const env = { pacer: immediatePacer, turns: TURNS };
 const system = await (await import(`./systems/${name}.mjs`)).createSystem(env);
 for (let index = 0; index < Number(process.env.WARMUP ?? 300); index += 1) await system.runOnce();
 
-const session = new Session();
-session.connect();
-await session.post('Profiler.enable');
-await session.post('Profiler.setSamplingInterval', { interval: 100 });
-await session.post('Profiler.start');
-for (let index = 0; index < runs; index += 1) await system.runOnce();
-const { profile } = await session.post('Profiler.stop');
-session.disconnect();
+const profile = await sampleRuns(system, runs, 100);
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfUs = new Map();

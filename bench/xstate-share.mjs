@@ -6,7 +6,7 @@
  *
  *   node bench/xstate-share.mjs [system …]
  */
-import { Session } from 'node:inspector/promises';
+import { sampleRuns } from './lib/sample-runs.mjs';
 import { immediatePacer, TURNS } from './lib/workload.mjs';
 
 process.env.DUALLOOP_UNBUNDLED = '1';
@@ -18,14 +18,7 @@ const totals = new Map();
 for (const name of names) {
   const system = await (await import(`./systems/${name}.mjs`)).createSystem({ pacer: immediatePacer, turns: TURNS });
   for (let index = 0; index < 300; index += 1) await system.runOnce();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 50 });
-  await session.post('Profiler.start');
-  for (let index = 0; index < RUNS; index += 1) await system.runOnce();
-  const { profile } = await session.post('Profiler.stop');
-  session.disconnect();
+  const profile = await sampleRuns(system, RUNS, 50);
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   profile.samples.forEach((id, index) => {
     const frame = nodes.get(id).callFrame;
