@@ -4,10 +4,10 @@
 // down for longer, the run ends `error` naming the store, and a resume finishes it. Either way
 // nothing the store had acknowledged is lost.
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createKernel, defineTool, postgresStore, type KernelEvent, type PostgresStore, type WorkflowRun } from 'dualloop';
-import { collectRun, scriptedModel, type Script } from 'dualloop/testing';
+import { createKernel, postgresStore, type KernelEvent, type PostgresStore, type WorkflowRun } from 'dualloop';
+import { collectRun, scriptedModel } from 'dualloop/testing';
 import { startOwnPostgres, type OwnPostgres } from '../support/postgres-server.js';
+import { GATE_SCRIPT, gateTool } from '../support/kernel-fixtures.js';
 
 let server: OwnPostgres | undefined;
 const stores: PostgresStore[] = [];
@@ -18,23 +18,9 @@ afterEach(async () => {
 });
 
 /** Task 1 calls `gate` (which waits for the test), then answers; task 2 answers. */
-const SCRIPT: Script = ({ index }) => (index === 0 ? { toolCalls: [{ name: 'gate', args: { note: 'first' }, id: 'call-gate' }] } : { text: `answer ${index}` });
-
 function gatedKernel(store: PostgresStore, leaseMs?: number) {
-  const executions: string[] = [];
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  const gate = defineTool({
-    name: 'gate',
-    description: 'Waits until the test opens it.',
-    parameters: z.object({ note: z.string() }),
-    execute: async ({ note }) => {
-      executions.push(note);
-      await opened;
-      return `passed ${note}`;
-    },
-  });
-  return { kernel: createKernel({ model: scriptedModel(SCRIPT), tools: [gate], store, ...(leaseMs === undefined ? {} : { leaseMs }) }), executions, open };
+  const { tool, executions, open } = gateTool();
+  return { kernel: createKernel({ model: scriptedModel(GATE_SCRIPT), tools: [tool], store, ...(leaseMs === undefined ? {} : { leaseMs }) }), executions, open };
 }
 
 function eventOf(run: WorkflowRun, type: KernelEvent['type']): Promise<void> {

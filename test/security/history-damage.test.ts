@@ -97,46 +97,48 @@ describe('sqliteStore: progress on record, history gone', () => {
   });
 });
 
+/**
+ * A postgres run stopped after task one whose history `damage` (SQL on the run's schema) removes:
+ * resume is refused with `refused`, and the audit names `audited` among its errors.
+ */
+async function expectPostgresDamageNamed(damage: (schema: string) => string, refused: RegExp, audited: RegExp): Promise<void> {
+  const schema = schemas();
+  const store = postgresStore({ connectionString: postgresUrl() }, { schema, maxConnections: 2 });
+  try {
+    const runId = await stoppedAfterTaskOne(store);
+    await sql(damage(schema));
+    await expectResumeRefused(store, runId, refused);
+    expectAuditNamesDamage(await store.audit(runId), audited);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('postgresStore: progress on record, history gone', () => {
   it('events, checkpoint entries and checkpoint results deleted, the results row kept: resume and audit name it', async () => {
-    const schema = schemas();
-    const store = postgresStore({ connectionString: postgresUrl() }, { schema, maxConnections: 2 });
-    try {
-      const runId = await stoppedAfterTaskOne(store);
-      await sql(`DELETE FROM "${schema}".events; DELETE FROM "${schema}".checkpoint_results; DELETE FROM "${schema}".checkpoint_entries; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`);
-      await expectResumeRefused(store, runId, /its saved result records 1 finished task\(s\) but the postgres store holds no checkpoint and no event/);
-      expectAuditNamesDamage(await store.audit(runId), /records 1 finished task\(s\) but the postgres store holds no checkpoint and no event/);
-    } finally {
-      await store.close();
-    }
+    await expectPostgresDamageNamed(
+      (schema) => `DELETE FROM "${schema}".events; DELETE FROM "${schema}".checkpoint_results; DELETE FROM "${schema}".checkpoint_entries; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`,
+      /its saved result records 1 finished task\(s\) but the postgres store holds no checkpoint and no event/,
+      /records 1 finished task\(s\) but the postgres store holds no checkpoint and no event/,
+    );
   });
 
   it('the checkpoints alone deleted: resume and audit name it', async () => {
-    const schema = schemas();
-    const store = postgresStore({ connectionString: postgresUrl() }, { schema, maxConnections: 2 });
-    try {
-      const runId = await stoppedAfterTaskOne(store);
-      await sql(`DELETE FROM "${schema}".checkpoint_results; DELETE FROM "${schema}".checkpoint_entries; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`);
-      await expectResumeRefused(store, runId, /records \d+ saved checkpoint\(s\)/);
-      expectAuditNamesDamage(await store.audit(runId), /records \d+ saved checkpoint\(s\)/);
-    } finally {
-      await store.close();
-    }
+    await expectPostgresDamageNamed(
+      (schema) => `DELETE FROM "${schema}".checkpoint_results; DELETE FROM "${schema}".checkpoint_entries; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`,
+      /records \d+ saved checkpoint\(s\)/,
+      /records \d+ saved checkpoint\(s\)/,
+    );
   });
 });
 
 describe('postgresStore: the latest checkpoints lost', () => {
   it('is named on resume and in the audit, not resumed from the earlier point', async () => {
-    const schema = schemas();
-    const store = postgresStore({ connectionString: postgresUrl() }, { schema, maxConnections: 2 });
-    try {
-      const runId = await stoppedAfterTaskOne(store);
-      await sql(`DELETE FROM "${schema}".checkpoint_results WHERE sequence > 1; DELETE FROM "${schema}".checkpoint_entries WHERE sequence > 1; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`);
-      await expectResumeRefused(store, runId, /checkpoint\(s\) saved after the latest the postgres store holds \(#1;/);
-      expectAuditNamesDamage(await store.audit(runId), /saved after the latest the postgres store holds/);
-    } finally {
-      await store.close();
-    }
+    await expectPostgresDamageNamed(
+      (schema) => `DELETE FROM "${schema}".checkpoint_results WHERE sequence > 1; DELETE FROM "${schema}".checkpoint_entries WHERE sequence > 1; UPDATE "${schema}".leases SET holder = NULL, expires_at = 0`,
+      /checkpoint\(s\) saved after the latest the postgres store holds \(#1;/,
+      /saved after the latest the postgres store holds/,
+    );
   });
 });
 

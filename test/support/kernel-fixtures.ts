@@ -16,6 +16,33 @@ export function countingTool(name = 'step') {
   return { tool, executed };
 }
 
+/**
+ * `gate`: records its `note`, then waits until the test calls `open()`; `inTool` resolves once a
+ * call is inside it. `GATE_SCRIPT` has task 1 call it, then every model call answer.
+ */
+export function gateTool() {
+  const executions: string[] = [];
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let started: () => void = () => undefined;
+  const inTool = new Promise<void>((resolve) => (started = resolve));
+  const tool = defineTool({
+    name: 'gate',
+    description: 'Waits until the test opens it.',
+    parameters: z.object({ note: z.string() }),
+    execute: async ({ note }) => {
+      executions.push(note);
+      started();
+      await opened;
+      return `passed ${note}`;
+    },
+  });
+  return { tool, executions, open: () => open(), inTool };
+}
+
+export const GATE_SCRIPT = ({ index }: { index: number }) =>
+  index === 0 ? { toolCalls: [{ name: 'gate', args: { note: 'first' }, id: 'call-gate' }] } : { text: `answer ${index}` };
+
 export const addTool = defineTool({
   name: 'add',
   description: 'Adds two numbers.',

@@ -4,11 +4,11 @@
 // resumes it from its last checkpoint and finishes it. Nothing the store acknowledged is lost; the
 // tool whose result was not acknowledged runs again, once.
 import { afterEach, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createWorker, defineTool, postgresStore, submitRun, type KernelOptions, type PostgresStore, type SliceReport, type Worker } from 'dualloop';
+import { createWorker, postgresStore, submitRun, type KernelOptions, type PostgresStore, type SliceReport, type Worker } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
 import { startOwnPostgres, type OwnPostgres } from '../support/postgres-server.js';
 import { storedResult, workflowEnds } from './worker-support.js';
+import { GATE_SCRIPT, gateTool } from '../support/kernel-fixtures.js';
 
 let server: OwnPostgres | undefined;
 let worker: Worker | undefined;
@@ -22,26 +22,8 @@ afterEach(async () => {
 
 /** Task 1 calls `gate`, which waits until the test opens it, then answers; task 2 answers. */
 function gatedWorkflow() {
-  const executions: string[] = [];
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  let started: () => void = () => undefined;
-  const inTool = new Promise<void>((resolve) => (started = resolve));
-  const build = (): KernelOptions => {
-    const gate = defineTool({
-      name: 'gate',
-      description: 'Waits until the test opens it.',
-      parameters: z.object({ note: z.string() }),
-      execute: async ({ note }) => {
-        executions.push(note);
-        started();
-        await opened;
-        return `passed ${note}`;
-      },
-    });
-    const script = ({ index }: { index: number }) => (index === 0 ? { toolCalls: [{ name: 'gate', args: { note: 'first' }, id: 'call-gate' }] } : { text: `answer ${index}` });
-    return { model: scriptedModel(script), tools: [gate] };
-  };
+  const { tool, executions, open, inTool } = gateTool();
+  const build = (): KernelOptions => ({ model: scriptedModel(GATE_SCRIPT), tools: [tool] });
   return { build, executions, open, inTool };
 }
 
