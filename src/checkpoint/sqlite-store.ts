@@ -16,6 +16,7 @@ import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteControls } from './sqlite-controls.js';
 import type { ControlChannel } from '../contracts/control.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
+import { walCheckpointer } from './sqlite-wal-checkpointer.js';
 import { SqliteWriteBehind } from './sqlite-write-behind.js';
 import { openDatabase } from './sqlite-schema.js';
 import { prepareStatements } from './sqlite-statements.js';
@@ -61,6 +62,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   const path = settings.path === ':memory:' ? ':memory:' : resolve(settings.path);
   const database: DatabaseSync = openDatabase({ path, busyTimeoutMs: settings.busyTimeoutMs, synchronous: settings.synchronous, ...(settings.create === undefined ? {} : { create: settings.create }) });
   const statements = prepareStatements(database);
+  const walCheckpoints = walCheckpointer(database, path, settings.busyTimeoutMs);
   const keys = new Map<string, number>();
 
   const guard = <T>(operation: string, runId: string | undefined, action: () => T): T => {
@@ -77,13 +79,14 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     try {
       const value = action();
       statements.commit.run();
+      walCheckpoints.afterCommit();
       return value;
     } catch (error) {
       if (database.isTransaction) statements.rollback.run();
       throw error;
     }
   };
-  const queue = new SqliteWriteBehind(statements, transaction);
+  const queue = new SqliteWriteBehind(statements, transaction, () => walCheckpoints.afterCommit());
   const findKey = (runId: string): number | undefined => {
     const cached = keys.get(runId);
     if (cached !== undefined) return cached;
@@ -241,6 +244,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       try {
         guard('writing the last events', undefined, () => queue.flush());
       } finally {
+        walCheckpoints.close();
         database.close();
       }
     },
