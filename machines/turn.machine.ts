@@ -179,7 +179,7 @@ const turnSetup = effects.extend({
         },
       };
     }),
-    countStartedTool: assign(({ context }) => ({ current: { ...context.current, toolsStarted: context.current.toolsStarted + 1 } })),
+    countStartedTool: assign(({ context, event }) => (event.type === 'TOOL_STARTED' ? { current: { ...context.current, toolsStarted: context.current.toolsStarted + event.count } } : {})),
     /** OBSERVE: append the results ACT answered with (TOOLS_DONE or TOOLS_FAILED), count slots, track repeats. */
     observeToolResults: assign(({ context, event }) => {
       if (event.type === 'TOOLS_DONE') return observeToolResults(context, event.results, event.at);

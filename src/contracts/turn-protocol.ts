@@ -202,8 +202,11 @@ export interface StopEvaluateRequest {
 export type TurnEvent =
   | { readonly type: 'MODEL_DONE'; readonly result: ModelResult; readonly at: number }
   | { readonly type: 'TOOLS_DONE'; readonly results: readonly ToolResult[]; readonly at: number }
-  /** A call of the running batch started (it uses a tool-call slot even if the batch is cut). */
-  | { readonly type: 'TOOL_STARTED' }
+  /**
+   * `count` calls of the running batch started (each uses a tool-call slot even if the batch is
+   * cut). Sent only right before something that can cut the batch (ADR/0393).
+   */
+  | { readonly type: 'TOOL_STARTED'; readonly count: number }
   | { readonly type: 'TOOLS_FAILED'; readonly failure: PendingFailure; readonly results: readonly ToolResult[]; readonly at: number }
   | { readonly type: 'STOP_DECIDED'; readonly stop: StopCondition | undefined; readonly at: number }
   | { readonly type: 'CHECKPOINT_FAILED'; readonly message: string; readonly at: number }

@@ -29,6 +29,7 @@ import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspens
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import { RunTools } from '../tools/run-tools.js';
 import type { WorkflowRun } from './workflow-run.js';
+import { ToolStartLedger } from './tool-start-ledger.js';
 
 /** Everything a run starts from: a fresh start or a resume. */
 export interface LaunchPlan {
@@ -130,6 +131,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       ...(plan.checkpoint === undefined ? {} : { base: plan.checkpoint }),
     }),
     tools,
+    toolStarts: new ToolStartLedger(),
     confirmLease: () => leases.confirm(fence, onLeaseTrouble),
     // A service that reports after the run ended (a gate or tool that ignored its signal) is ignored.
     emit: (body) => {
@@ -151,12 +153,22 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       progress: plan.progress,
       startedAt,
     },
-    clock: { setTimeout: (callback, delay) => clock.setTimeout(callback, delay), clearTimeout: (handle) => clock.clearTimeout(handle) },
+    // A delayed event (a deadline) can cut a tool batch: the machines first learn which calls started.
+    clock: {
+      setTimeout: (callback, delay) =>
+        clock.setTimeout(() => {
+          runtime.toolStarts.reportPending();
+          callback();
+        }, delay),
+      clearTimeout: (handle) => clock.clearTimeout(handle),
+    },
     ...(deps.events.inspect === undefined ? {} : { inspect: guardedInspect(redactedInspection(everyStateAsSnapshot(deps.events.inspect), deps.redactor), (error) => failRun('listener', `the inspect observer threw: ${describeError(error)}`)) }),
   });
   // After the run ended the actor is stopped: an abort (or a store failure) then has nothing to stop.
   abortWith = (stop) => {
-    if (!ended) actor.send({ type: 'ABORT', stop });
+    if (ended) return;
+    runtime.toolStarts.reportPending();
+    actor.send({ type: 'ABORT', stop });
   };
 
   const abortSignals = [deps.loop.signal, plan.signal].filter((signal): signal is AbortSignal => signal !== undefined);

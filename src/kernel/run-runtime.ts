@@ -6,6 +6,7 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { EventSink } from '../events/event-sink.js';
 import type { RunTools } from '../tools/run-tools.js';
+import type { ToolStartLedger } from './tool-start-ledger.js';
 
 /**
  * What the services of one run share, looked up by `runId` from the machines' context.
@@ -27,6 +28,8 @@ export interface RunRuntime {
   readonly checkpoints: CheckpointWriter;
   /** The run's tools: the kernel's, plus its tool sources' once opened (at first need). */
   readonly tools: RunTools;
+  /** Started calls of the running batch not reported to the task yet (ADR/0393). */
+  readonly toolStarts: ToolStartLedger;
   /** Resolves while this process still holds the run's lease (src/kernel/run-lease.ts `confirm`). */
   confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;

@@ -92,7 +92,7 @@ export function turnEvents(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     case 'ACT':
       return [
         ...anywhere,
-        { type: 'TOOL_STARTED' },
+        { type: 'TOOL_STARTED', count: 1 },
         { type: 'TOOLS_DONE', results: toolResults(context), at: 1 },
         { type: 'TOOLS_DONE', results: toolResults(context, { terminate: true }), at: 1 },
         { type: 'TOOLS_DONE', results: toolResults(context, { isError: true, executed: false, policy: { decision: 'require_approval', reason: 'ask', approvalId: 'a1' } }), at: 1 },

@@ -33,6 +33,25 @@ describe('a turn cut by a deadline', () => {
   });
 });
 
+describe('a turn cut another way while its tools run (ADR/0393: started calls are reported before the cut)', () => {
+  const cutWhileStuck = async (toolExecution: 'sequential' | 'parallel' | 'batch', cut: 'abort' | 'session deadline') => {
+    const store = memoryStore();
+    const model = scriptedModel([{ toolCalls: [{ name: 'quick', args: {} }, { name: 'quick', args: {} }, { name: 'stuck', args: {} }] }, { text: 'never' }]);
+    const bounds = cut === 'session deadline' ? { outer: { maxSessionRuntimeMs: 200 } } : {};
+    const run = createKernel({ model, tools: [quick, stuck], store, toolExecution, bounds }).start(['go']);
+    if (cut === 'abort') {
+      for await (const event of run) if (event.type === 'tool_execution_start' && event.name === 'stuck') run.abort('operator stop');
+    }
+    const result = await run.result;
+    expect(result.stop.reason).toBe(cut === 'abort' ? 'context_canceled' : 'max_session_runtime');
+    expect((await store.readEvents(run.runId)).filter((event) => event.type === 'tool_execution_start')).toHaveLength(3);
+    expect(result.metrics.toolCalls).toBe(3);
+    expect(result.tasks[0]!.toolCalls).toBe(3);
+  };
+  it.each(['sequential', 'parallel', 'batch'] as const)('run.abort() counts the tools that started (%s)', (toolExecution) => cutWhileStuck(toolExecution, 'abort'));
+  it.each(['sequential', 'batch'] as const)('the session deadline counts the tools that started (%s)', (toolExecution) => cutWhileStuck(toolExecution, 'session deadline'));
+});
+
 describe('the stored event log', () => {
   it.each([
     ['a task deadline', { inner: { maxRuntimeMs: 150 } }],

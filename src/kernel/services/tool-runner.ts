@@ -31,21 +31,27 @@ type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' | 'TOOL_ST
 /**
  * The tool runner: one long-lived actor per task. Each `tools.run` request runs one turn's
  * tool calls (src/tools/run-tool-batch.ts) and answers `TOOLS_DONE`, or `TOOLS_FAILED` when a
- * hook or policy gate threw or the store refused the result. Stopping the actor aborts the calls in flight.
+ * hook or policy gate threw or the store refused the result; the calls that started before it
+ * answers go to the run's ToolStartLedger, which tells the task (`TOOL_STARTED`) only before a
+ * cut. Stopping the actor aborts the calls in flight.
  */
 export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
   return fromCallback<ToolRunRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
     const run = runtimeOf(registry, input.runId);
     // One controller for the task's batches (one batch at a time): it aborts only when the task stops.
     let controller: AbortController | undefined;
+    // Started calls are told to the task only before a cut (ADR/0393), in one event.
+    const reportStarts = (count: number) => sendBack({ type: 'TOOL_STARTED', count });
+    run.toolStarts.attach(reportStarts);
     receive((request) => {
       controller ??= new AbortController();
       const current = controller;
       const onStart = () => {
-        if (!current.signal.aborted) sendBack({ type: 'TOOL_STARTED' });
+        if (!current.signal.aborted) run.toolStarts.started();
       };
       const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent, onStart };
       void runTurnTools(request, run.tools, base, current.signal).then((outcome) => {
+        run.toolStarts.settled();
         if (current.signal.aborted) return;
         const at = deps.clock.now();
         if (outcome.ok) {
@@ -56,6 +62,9 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
         sendBack({ type: 'TOOLS_FAILED', failure: outcome.failure, results: outcome.results, at });
       });
     });
-    return () => controller?.abort(TASK_STOPPED);
+    return () => {
+      run.toolStarts.detach(reportStarts);
+      controller?.abort(TASK_STOPPED);
+    };
   });
 }
