@@ -11,7 +11,7 @@ import { nodeVersionProblem } from '../node-version.js';
 const problem = nodeVersionProblem('dualloop');
 if (problem === undefined) {
   // Node's on-disk compile cache for everything the command loads from here on (ADR/0392): a
-  // command that loads the kernel starts ~45 ms sooner from its second run. The directory is
+  // command that loads the kernel starts ~40 ms sooner from its second run. The directory is
   // NODE_COMPILE_CACHE's or the OS temp directory's; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
   // It never fails a command: a cache that cannot be written is skipped.
   nodeModule.enableCompileCache?.();
