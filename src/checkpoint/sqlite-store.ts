@@ -79,7 +79,6 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     try {
       const value = action();
       statements.commit.run();
-      walCheckpoints.afterCommit();
       return value;
     } catch (error) {
       if (database.isTransaction) statements.rollback.run();

@@ -49,7 +49,7 @@ export class SqliteWriteBehind {
     private readonly statements: Statements,
     /** Runs `action` in one IMMEDIATE transaction, rolled back when it throws. */
     private readonly transaction: <T>(action: () => T) => T,
-    /** After every commit, whether of a transaction or of one statement on its own. */
+    /** After every commit made through `commitWith`, whether of a transaction or of one statement on its own. */
     private readonly afterCommit: () => void = () => {},
   ) {}
 
@@ -89,12 +89,12 @@ export class SqliteWriteBehind {
    * `action` runs as it is (a single statement commits on its own) unless `atomic`.
    */
   commitWith<T>(action: () => T, atomic = false): T {
-    if (this.pending.length === 0) {
-      if (atomic) return this.transaction(action);
-      const value = action();
-      this.afterCommit();
-      return value;
-    }
+    const value = this.pending.length > 0 ? this.commitQueued(action) : atomic ? this.transaction(action) : action();
+    this.afterCommit();
+    return value;
+  }
+
+  private commitQueued<T>(action: () => T): T {
     const batch = this.pending;
     let value: T;
     try {
