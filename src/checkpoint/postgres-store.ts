@@ -1,4 +1,3 @@
-import type { Pool, PoolClient } from 'pg';
 import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../audit/build-audit.js';
 import type { CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../contracts/checkpoint.js';
 import type { KernelEvent } from '../contracts/events.js';
@@ -9,7 +8,8 @@ import { isDualloopErrorOf, RunError, StoreError } from '../errors.js';
 import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
-import { migratePostgres, quoteIdentifier } from './postgres-schema.js';
+import { quoteIdentifier } from './postgres-schema.js';
+import { givenPool, openPostgresConnections } from './postgres-connection.js';
 import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
 import { postgresControls } from './postgres-controls.js';
 import { eventChannelName, postgresEventFeed } from './postgres-events.js';
@@ -46,28 +46,14 @@ type Row = Record<string, unknown>;
 export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
   const settings = validatePostgresOptions(connection, options);
   const schema = quoteIdentifier(settings.schema);
-  const given = 'pool' in connection ? (connection.pool as unknown as Pool) : undefined;
+  const given = givenPool(connection);
   const where = `${describeTarget('connectionString' in connection ? connection.connectionString : undefined, (given as { options?: Row } | undefined)?.options ?? {})} schema ${settings.schema}`;
   const keys = new Map<string, number>();
   /** Runs whose `createRun` is under way: the kernel emits its first events before it resolves. */
   const creating = new Map<string, Promise<unknown>>();
   let closed = false;
 
-  const opened: Promise<Pool> = (async () => {
-    const pool = given ?? (await ownPool((connection as { connectionString: string }).connectionString, settings.maxConnections));
-    let client: PoolClient | undefined;
-    try {
-      client = await pool.connect();
-      await migratePostgres(client, settings.schema, where);
-      client.release();
-      return pool;
-    } catch (error) {
-      client?.release();
-      if (given === undefined) await pool.end().catch(() => undefined);
-      throw isDualloopErrorOf(error, 'store') ? error : describePostgresFailure(error, { where, operation: 'opening the database' });
-    }
-  })();
-  opened.catch(() => undefined);
+  const { opened, connectListener } = openPostgresConnections(connection, settings, where);
 
   const query = async (name: string, text: string, values: readonly unknown[], unknownOutcome: UnknownOutcome = 'retry'): Promise<Row[]> => {
     if (closed) throw new StoreError({ code: 'store_failed', path: where, message: `postgres store ${where}: used after close()` });
@@ -191,20 +177,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
 
   const listener = postgresListener({
     safetyPollMs: settings.safetyPollMs,
-    connect: async () => {
-      const pool = await opened;
-      if (given !== undefined) return pool.connect();
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: (connection as { connectionString: string }).connectionString, application_name: 'dualloop listener' });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
-      } catch (error) {
-        await client.end().catch(() => undefined);
-        throw error;
-      }
-      return client;
-    },
+    connect: connectListener,
   });
   const controls = postgresControls({ schema, schemaName: settings.schema, prefix, query, keyOf, findKey, listener });
   const events = postgresEventFeed({ schema, schemaName: settings.schema, prefix, listener, findKey, query });
@@ -349,13 +322,4 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       if (given === undefined) await pool?.end();
     },
   };
-}
-
-async function ownPool(connectionString: string, max: number): Promise<Pool> {
-  const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString, max });
-  // An idle connection the server dropped (a restart) must not crash the process; the next query
-  // opens a new one, and a query on a dropped connection fails as a StoreError.
-  pool.on('error', () => undefined);
-  return pool;
 }
