@@ -85,7 +85,7 @@ describe.each(stores)('fenced leases on $crash.name', ({ crash, open }) => {
     const workDir = newWorkDir();
     workDirs.push(workDir);
 
-    // Stopped inside task two's first model call (200 ms), which answers with a call to `note`.
+    // Stopped inside task two's first model call (1 s), which answers with a call to `note`.
     const first = spawnChild('start', workDir, { store: crash, fixture: FENCED_CHILD });
     await first.line('model 2');
     await new Promise((resolve) => setTimeout(resolve, 50));
