@@ -5,8 +5,10 @@
  * One run of `tasks` tasks × 10 turns on `sqliteStore` (a checkpoint after every turn), after a
  * shorter warm-up run in the same process. Per task: µs per turn, wall and CPU (from its `task_start` to the
  * next task's, so its CHECKPOINT and the next TASK_SELECT are counted) and the bytes the store
- * wrote during it — what the process handed to write(2) (`wchar` of /proc/self/io: WAL pages,
- * database pages, journal), the physical cost — and the logical bytes of the rows it added.
+ * wrote during it — what the main thread handed to write(2) (`wchar` of its /proc/self/task/<pid>/io:
+ * the WAL frames its commits append), the physical cost — and the logical bytes of the rows it
+ * added. The WAL worker's copying of those pages into the database file (ADR/0391) is left out: it
+ * lands in whichever task runs when a round starts, not in the turns that wrote the pages.
  * Prints one line `RESULT <json>`.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -22,10 +24,10 @@ const { z } = await import(new URL('node_modules/zod/index.js', distFile('../../
 const directory = mkdtempSync(join(tmpdir(), 'dualloop-bench-growth-'));
 process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
 
-/** Bytes this process has passed to write(2) so far (Linux); undefined elsewhere. */
+/** Bytes the main thread has passed to write(2) so far (Linux; its thread id is the pid); undefined elsewhere. */
 function writtenBytes() {
   try {
-    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/self/task/${process.pid}/io`, 'utf8'))[1]);
   } catch {
     return undefined;
   }

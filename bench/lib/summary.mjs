@@ -59,7 +59,7 @@ export function buildSummary({ rows, setup, growth, importTime }) {
     pausedHeapKiB: `live heap per run paused inside its 5th model call, ${dualloop?.concurrent?.inFlight ?? '—'} in flight (the floor: ${round(divide(floor?.concurrent?.heapBytesPerRun.median, 1024), 1)} KiB)`,
     concurrentVsFloor: `wall time of ${dualloop?.concurrent?.inFlight ?? '—'} concurrent runs, 20 ms model: ${round(dualloop?.concurrent?.wallMs.median, 0)} ms ÷ the floor's ${round(floor?.concurrent?.wallMs.median, 0)} ms`,
     growth: `${growth?.tasks ?? '—'}-task × 10-turn run on sqliteStore: median CPU µs/turn of the last ${GROWTH_WINDOW} tasks ÷ the first ${GROWTH_WINDOW}'s (wall: ${round(growth === undefined ? undefined : endsRatio(growth.perTask, 'usPerTurn'))})`,
-    bytesPerTurnGrowth: `same run, ${bytesKey === 'writtenBytesPerTurn' ? 'bytes passed to write(2) (/proc/self/io wchar)' : 'bytes of the rows added'} per turn, last ${GROWTH_WINDOW} tasks ÷ first ${GROWTH_WINDOW} (medians)`,
+    bytesPerTurnGrowth: `same run, ${bytesKey === 'writtenBytesPerTurn' ? 'bytes the main thread passed to write(2) (wchar)' : 'bytes of the rows added'} per turn, last ${GROWTH_WINDOW} tasks ÷ first ${GROWTH_WINDOW} (medians)`,
     durableVsLangGraph: `CPU: dualloop (sqliteStore) checkpointed turns/s ÷ LangGraph.js SqliteSaver's = ${round(usPerTurn(langgraph), 0)} µs/turn ÷ ${round(usPerTurn(sqlite), 0)} µs/turn; wall: ${round(wallUsPerTurn(langgraph), 0)} ÷ ${round(wallUsPerTurn(sqlite), 0)} = ${round(divide(wallUsPerTurn(langgraph), wallUsPerTurn(sqlite)))}`,
     importMs: `cold import('dualloop') (the package's root entry) in a fresh process, median of ${importTime?.samples.length ?? 0}`,
   };
