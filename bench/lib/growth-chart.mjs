@@ -52,7 +52,7 @@ ${panel({
   top: second,
   title: 'store bytes written per turn by task',
   series: [
-    { name: 'bytes passed to write(2)', color: '#d62728', values: growth.perTask.map((task) => task.writtenBytesPerTurn ?? Number.NaN) },
+    { name: 'bytes written by the main thread', color: '#d62728', values: growth.perTask.map((task) => task.writtenBytesPerTurn ?? Number.NaN) },
     { name: 'bytes of the rows added', color: '#2ca02c', values: growth.perTask.map((task) => task.rowBytesPerTurn) },
   ],
   count,
