@@ -223,6 +223,9 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** The WAL pages after which the store's own connection checkpoints (when no worker does it, ADR/0391). */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
 export interface OpenOptions {
@@ -251,7 +254,7 @@ export function openDatabase({ path, busyTimeoutMs, synchronous, migrations = MI
     // A checkpoint of the WAL into the file (and its fsyncs) every 10,000 pages instead of 1,000;
     // the WAL left on disk after one is cut back to 64 MiB.
     database.exec(
-      `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous.toUpperCase()}; PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;`,
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous.toUpperCase()}; PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}; PRAGMA journal_size_limit = 67108864;`,
     );
     migrate(database, path, migrations);
     return database;

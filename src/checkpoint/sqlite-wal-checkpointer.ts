@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
+import { WAL_AUTOCHECKPOINT_PAGES } from './sqlite-schema.js';
 
 /**
  * SQLite's WAL checkpoints, off the event loop (ADR/0391). A checkpoint copies the pages the WAL
@@ -27,8 +28,6 @@ export interface WalCheckpointer {
 
 /** Commits between two checkpoint requests: a checkpointed turn is one commit of ~7 pages, so ~10,000 pages, as `wal_autocheckpoint` was. */
 export const COMMITS_PER_CHECKPOINT = 1_500;
-/** The pages after which the store's own connection checkpoints when no worker does it. */
-export const INLINE_AUTOCHECKPOINT_PAGES = 10_000;
 /** Commits after a request without an answer: the worker is taken for stuck, and the store checkpoints itself. */
 const STUCK_AFTER_COMMITS = 20 * COMMITS_PER_CHECKPOINT;
 /** The longest `close()` waits for a checkpoint in progress to end and the worker to close its connection. */
@@ -109,7 +108,7 @@ export function walCheckpointer(database: DatabaseSync, path: string, busyTimeou
       Atomics.notify(cells, REQUESTED);
       void stopped.terminate();
     }
-    if (database.isOpen) database.exec(`PRAGMA wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
+    if (database.isOpen) database.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   };
 
   const start = (): Worker | undefined => {

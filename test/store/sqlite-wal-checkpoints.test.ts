@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { sqliteStore } from 'dualloop';
-import { COMMITS_PER_CHECKPOINT, INLINE_AUTOCHECKPOINT_PAGES } from '../../src/checkpoint/sqlite-wal-checkpointer.js';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/checkpoint/sqlite-schema.js';
+import { COMMITS_PER_CHECKPOINT } from '../../src/checkpoint/sqlite-wal-checkpointer.js';
 import { event, runRecord, turnEntry } from './builders.js';
 import { useTempDir } from './temp-dir.js';
 
@@ -54,7 +55,7 @@ describe('sqliteStore WAL checkpoints (ADR/0391)', () => {
       turn(all);
     }
     expect(walGeneration(path)).toBeGreaterThan(0);
-    expect(walPages(path)).toBeLessThan(INLINE_AUTOCHECKPOINT_PAGES);
+    expect(walPages(path)).toBeLessThan(WAL_AUTOCHECKPOINT_PAGES);
 
     expect(store.readEvents('run-a')).toHaveLength(all);
     expect(store.loadCheckpoint('run-a')?.entries).toHaveLength(all);
