@@ -14,6 +14,8 @@ import { dropSchemas, postgresCrashStore, schemaOf } from './crash-postgres-stor
  */
 
 const RUN_ID = 'fenced-run';
+/** How far into a 1 s model call of the fixture the holder is stopped: past the writes made as the call began. */
+const STOP_INTO_CALL_MS = 300;
 
 async function snapshot(store: CheckpointStore) {
   return {
@@ -41,8 +43,10 @@ describe.each(stores)('fenced leases on $crash.name', ({ crash, open }) => {
     const workDir = newWorkDir();
     workDirs.push(workDir);
 
+    // Stopped inside task one's second model call (1 s), not inside a commit (see the fixture).
     const first = spawnChild('start', workDir, { store: crash, fixture: FENCED_CHILD });
-    await first.line('turn task-1:1');
+    await first.line('model 1');
+    await new Promise((resolve) => setTimeout(resolve, STOP_INTO_CALL_MS));
     first.process.kill('SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, 1_600)); // past the 1 s lease, by any clock
 
@@ -88,7 +92,7 @@ describe.each(stores)('fenced leases on $crash.name', ({ crash, open }) => {
     // Stopped inside task two's first model call (1 s), which answers with a call to `note`.
     const first = spawnChild('start', workDir, { store: crash, fixture: FENCED_CHILD });
     await first.line('model 2');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, STOP_INTO_CALL_MS));
     first.process.kill('SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, 1_600)); // past the 1 s lease, by any clock
 
