@@ -267,6 +267,10 @@ export function openDatabase({ path, busyTimeoutMs, synchronous, migrations = MI
 
 function migrate(database: DatabaseSync, path: string, migrations: readonly Migration[]): void {
   const latest = migrations[migrations.length - 1]?.version ?? 0;
+  // A store already of this version opens on a read: in WAL mode a read never waits for a writer,
+  // so a process stopped inside its commit does not keep others from opening the file and reading
+  // it (their writes wait `busyTimeoutMs` for the lock, as any write does).
+  if (pragmaNumber(database, 'application_id') === APPLICATION_ID && pragmaNumber(database, 'user_version') === latest) return;
   database.exec('BEGIN IMMEDIATE');
   try {
     const version = pragmaNumber(database, 'user_version');

@@ -176,6 +176,27 @@ describe('sqliteStore files', () => {
     first.close();
     second.close();
   });
+
+  it('opens and reads a file while another process holds its write lock; a write waits busyTimeoutMs, then names the lock', () => {
+    const path = join(directory(), 'runs.db');
+    populatedFile(path);
+    // A writer stopped inside its commit (SIGSTOP, a debugger, a frozen VM) keeps SQLite's write lock.
+    const writer = new DatabaseSync(path);
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      const store = sqliteStore({ path, busyTimeoutMs: 50 });
+      expect(store.getRun('run-a')).toEqual(runRecord('run-a', { name: 'kept' }));
+      expect(store.readEvents('run-a')).toHaveLength(3);
+      expect(() => store.createRun(runRecord('run-b'))).toThrow(expect.objectContaining({ code: 'store_failed', message: expect.stringMatching(/database is locked/) }));
+      writer.exec('ROLLBACK');
+      store.createRun(runRecord('run-b'));
+      expect(store.getRun('run-b')).toEqual(runRecord('run-b'));
+      store.close();
+    } finally {
+      if (writer.isTransaction) writer.exec('ROLLBACK');
+      writer.close();
+    }
+  });
 });
 
 describe('sqliteStore checkpoint history on disk', () => {
