@@ -177,10 +177,10 @@ describe('sqliteStore files', () => {
     second.close();
   });
 
-  it('opens and reads a file while another process holds its write lock; a write waits busyTimeoutMs, then names the lock', () => {
+  it('opens and reads a file while another connection holds its write lock; a write waits busyTimeoutMs, then names the lock', () => {
     const path = join(directory(), 'runs.db');
     populatedFile(path);
-    // A writer stopped inside its commit (SIGSTOP, a debugger, a frozen VM) keeps SQLite's write lock.
+    // As a process stopped inside its commit (SIGSTOP, a debugger, a frozen VM) would: it keeps SQLite's write lock.
     const writer = new DatabaseSync(path);
     writer.exec('BEGIN IMMEDIATE');
     try {
