@@ -10,8 +10,9 @@ import { WAL_AUTOCHECKPOINT_PAGES } from './sqlite-schema.js';
  * connection to the same file runs passive checkpoints, which take no lock that the store's
  * writes or reads wait for: the first copies the bulk, each next one what was committed during
  * the last, until one copies little. The store's connection then copies that little itself (a
- * passive checkpoint of a few dozen pages and its fsyncs, ~10 ms measured), so that the WAL is fully copied and the store's next
- * commit starts it over: the WAL does not grow while the store commits without pause.
+ * passive checkpoint of a few dozen pages and its fsyncs, ~10 ms measured), so that the WAL is
+ * fully copied and the store's next commit starts it over: the WAL does not grow while the store
+ * commits without pause.
  *
  * The worker is started on the first request, so a short-lived store never starts one. Until
  * then, and for good if the worker cannot start, fails, or makes no progress, the store's own
