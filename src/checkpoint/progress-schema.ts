@@ -44,7 +44,8 @@ export const TaskResultSchema = lazySchema(() => z.object({
   turns: z.array(TurnResultSchema()),
   turnCount: z.number().int().nonnegative(),
   toolCalls: z.number().int().nonnegative(),
-  output: z.string(),
+  // A string, or the parsed value of a typed output (JSON).
+  output: z.unknown(),
   usage: UsageSchema(),
   costUsd: z.number().nonnegative(),
   runtimeMs: z.number().nonnegative(),
@@ -70,6 +71,11 @@ export const TaskSpecSchema = lazySchema(() => z.object({
   index: z.number().int().nonnegative(),
   description: z.string(),
   bounds: InnerBoundsSchema(),
+  output: z.record(z.string(), z.unknown()).optional(),
+  dependsOn: z.array(z.string()).optional(),
+  forEach: z.string().optional(),
+  forEachFailure: z.enum(['fail', 'collect']).optional(),
+  item: z.object({ of: z.string(), position: z.number().int().nonnegative(), value: z.unknown() }).optional(),
 }));
 
 const ModelResponseSchema = lazySchema(() => z.object({

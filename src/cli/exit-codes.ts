@@ -27,6 +27,7 @@ export function exitCodeFor(reason: StopReason): number {
     case 'context_canceled':
       return EXIT.canceled;
     case 'error':
+    case 'dependency_failed':
       return EXIT.error;
     case 'max_turns':
     case 'max_tool_calls':
@@ -36,6 +37,7 @@ export function exitCodeFor(reason: StopReason): number {
     case 'max_replans':
     case 'budget_exhausted':
     case 'loop_detected':
+    case 'invalid_output':
       return EXIT.bound;
   }
 }

@@ -11,6 +11,14 @@ export const InnerBoundsSchema = lazySchema(() => z.strictObject({
   maxRuntimeMs: positiveInt(),
   maxTokens: positiveInt().optional(),
   maxCostUsd: positiveNumber().optional(),
+  /**
+   * Typed outputs: answers that did not match the task's `output` schema sent back to the model
+   * before the task stops `invalid_output`. Optional in stored task specs (written before it
+   * existed); DEFAULT_BOUNDS sets it.
+   */
+  maxOutputRepairs: z.number().int().nonnegative().optional(),
+  /** Fan-out (`forEach`): most items one task runs; more stop it `invalid_output`. Optional as above. */
+  maxItems: positiveInt().optional(),
 }));
 export type InnerBounds = z.infer<SchemaOf<typeof InnerBoundsSchema>>;
 
@@ -22,6 +30,8 @@ export const OuterBoundsSchema = lazySchema(() => z.strictObject({
   maxCostUsd: positiveNumber().optional(),
   /** Plan strategies: revisions allowed after a failed step. */
   maxReplans: z.number().int().nonnegative(),
+  /** Graph workflows: most tasks (and fan-out items) running at once. Optional as the inner additions; DEFAULT_BOUNDS sets it. */
+  maxParallelTasks: positiveInt().optional(),
 }));
 export type OuterBounds = z.infer<SchemaOf<typeof OuterBoundsSchema>>;
 
@@ -42,8 +52,8 @@ export type BoundsOverride = z.infer<SchemaOf<typeof BoundsOverrideSchema>>;
  * multi-step task has room to finish. ADR/0003-default-bounds.md gives the reasoning.
  */
 export const DEFAULT_BOUNDS: Bounds = Object.freeze({
-  inner: Object.freeze({ maxTurns: 25, maxToolCalls: 50, maxRuntimeMs: 600_000 }),
-  outer: Object.freeze({ maxWorkflowSteps: 50, maxSessionRuntimeMs: 3_600_000, maxReplans: 3 }),
+  inner: Object.freeze({ maxTurns: 25, maxToolCalls: 50, maxRuntimeMs: 600_000, maxOutputRepairs: 2, maxItems: 100 }),
+  outer: Object.freeze({ maxWorkflowSteps: 50, maxSessionRuntimeMs: 3_600_000, maxReplans: 3, maxParallelTasks: 1 }),
 });
 
 export function resolveBounds(base: Bounds, override: BoundsOverride | undefined): Bounds {
@@ -57,4 +67,19 @@ export function resolveBounds(base: Bounds, override: BoundsOverride | undefined
 function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
   if (value === undefined) return {};
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
+}
+
+/** `maxOutputRepairs` of a task spec, which specs stored before it existed lack. */
+export function outputRepairsOf(bounds: InnerBounds): number {
+  return bounds.maxOutputRepairs ?? DEFAULT_BOUNDS.inner.maxOutputRepairs!;
+}
+
+/** `maxItems` of a task spec, which specs stored before it existed lack. */
+export function maxItemsOf(bounds: InnerBounds): number {
+  return bounds.maxItems ?? DEFAULT_BOUNDS.inner.maxItems!;
+}
+
+/** `maxParallelTasks` of outer bounds, which bounds written before it existed lack. */
+export function parallelTasksOf(bounds: OuterBounds): number {
+  return bounds.maxParallelTasks ?? DEFAULT_BOUNDS.outer.maxParallelTasks!;
 }

@@ -32,8 +32,12 @@ export interface TaskResult {
   readonly turnCount: number;
   /** Tool calls that used a slot of the tool-call bound (executed or refused after the bound check). */
   readonly toolCalls: number;
-  /** The final assistant text: the wrap-up answer when there was one, else the last turn's text. */
-  readonly output: string;
+  /**
+   * The final assistant text (the wrap-up answer when there was one, else the last turn's text);
+   * for a task with an `output` schema, the parsed value that matched it (`undefined` when none
+   * did); for a `forEach` task, the array of its items' outputs in item order.
+   */
+  readonly output: unknown;
   readonly usage: Usage;
   readonly costUsd: number;
   readonly runtimeMs: number;

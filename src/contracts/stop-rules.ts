@@ -6,7 +6,8 @@ import type { StopReason } from './stop.js';
 
 /**
  * Priority when several reasons hold at one check: a lower rank wins.
- * DESIGN.md section 2; `loop_detected` sits between budgets and counting bounds.
+ * DESIGN.md section 2; `loop_detected` sits between budgets and counting bounds, `invalid_output`
+ * with the counting bounds, `dependency_failed` below everything (ADR/0420).
  */
 const RANK: Readonly<Record<StopReason, number>> = {
   context_canceled: 0,
@@ -24,6 +25,11 @@ const RANK: Readonly<Record<StopReason, number>> = {
   max_workflow_steps: 7,
   max_replans: 7,
   max_tool_calls: 8,
+  // The answer still did not match the task's output schema after `maxOutputRepairs` repairs: a
+  // count bound, ranked with the turn bound.
+  invalid_output: 7,
+  // Never the cause: the dependency's own stop outranks it, so the workflow names the cause.
+  dependency_failed: 9,
 };
 
 export function stopPriority(reason: StopReason): number {
@@ -35,9 +41,9 @@ export function isNaturalCompletion(reason: StopReason): boolean {
   return reason === 'planner_stopped' || reason === 'goal_achieved' || reason === 'tool_terminated';
 }
 
-/** Stops caused by a configured bound (counts, deadlines, budgets, repetition). */
+/** Stops caused by a configured bound (counts, deadlines, budgets, repetition, output repairs). */
 export function isBoundStop(reason: StopReason): boolean {
-  return RANK[reason] >= 4;
+  return RANK[reason] >= 4 && reason !== 'dependency_failed';
 }
 
 /**

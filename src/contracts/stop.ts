@@ -20,6 +20,8 @@ export const StopReason = z.enum([
   'policy_denied',
   'awaiting_approval',
   'context_canceled',
+  'invalid_output',
+  'dependency_failed',
   'error',
 ]);
 export type StopReason = z.infer<typeof StopReason>;

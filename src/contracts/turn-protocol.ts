@@ -12,12 +12,35 @@ import type { StopCondition } from './stop.js';
 import type { ToolResult } from './tool.js';
 import type { Usage } from './usage.js';
 
+/** A JSON Schema object, as stored with a run (a task's `output`). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** What a task does when one of its fan-out items stops early (`forEach` tasks). */
+export type ForEachFailure = 'fail' | 'collect';
+
+/** A fan-out item: the `forEach` task it belongs to, its 0-based position, and its value. */
+export interface TaskItem {
+  readonly of: string;
+  readonly position: number;
+  readonly value: unknown;
+}
+
 export interface TaskSpec {
   readonly id: string;
-  /** 0-based position in the workflow. */
+  /** 0-based position in the workflow (a fan-out item has its task's). */
   readonly index: number;
+  /** As given; in a running task (and its result), its placeholders filled. */
   readonly description: string;
   readonly bounds: InnerBounds;
+  /** Typed output: the final answer must be JSON matching this schema (docs/workflows.md). */
+  readonly output?: JsonSchema;
+  /** Graph workflows: the ids of the tasks that must end naturally before this one starts. */
+  readonly dependsOn?: readonly string[];
+  /** Fan-out: `<taskId>.output[.<path>]`, an array in that task's output; one item per element. */
+  readonly forEach?: string;
+  readonly forEachFailure?: ForEachFailure;
+  /** Set on the spec of one fan-out item (id `<taskId>[<position>]`). */
+  readonly item?: TaskItem;
 }
 
 export interface TurnSettings {

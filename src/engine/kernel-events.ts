@@ -1,3 +1,4 @@
+import { outputText } from '../contracts/output-text.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { Message } from '../contracts/messages.js';
 import type { TaskResult, TurnResult, WorkflowResult } from '../contracts/results.js';
@@ -44,7 +45,7 @@ export function engineOutput(result: WorkflowResult): EngineOutput {
   const stop = task?.stop ?? result.stop;
   const { metrics } = result;
   return {
-    text: task?.output ?? '',
+    text: outputText(task?.output),
     stopReason: stop.reason,
     stopDetail: stop.detail,
     ...(stop.reason === 'error' ? { stopCode: stop.code } : {}),

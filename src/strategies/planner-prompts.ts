@@ -3,6 +3,7 @@
  * the executor sees for one step. Plain functions of the plan state, so that a replay builds the
  * same messages.
  */
+import { outputText } from '../contracts/output-text.js';
 import type { Message } from '../contracts/messages.js';
 import type { ToolDescriptor } from '../contracts/model.js';
 import type { TaskResult } from '../contracts/results.js';
@@ -58,7 +59,7 @@ export function replanMessages(options: {
       content: [
         `Goal:\n${options.goal}`,
         doneList(plan.done),
-        `Failed step: ${failed.description}\nIt stopped with ${failed.stop.reason}: ${failed.stop.detail}${failed.output === '' ? '' : `\nIts last output: ${excerpt(failed.output)}`}`,
+        `Failed step: ${failed.description}\nIt stopped with ${failed.stop.reason}: ${failed.stop.detail}${outputText(failed.output) === '' ? '' : `\nIts last output: ${excerpt(outputText(failed.output))}`}`,
         `Steps that were still to come:\n${stepList(later)}`,
         `This is replan ${plan.replansUsed + 1} of at most ${options.maxReplans}.`,
         toolList(options.tools),
@@ -105,7 +106,7 @@ export function contextualStepPrompt(goal: string, plan: PlanProgress): string {
 
 /** A step's progress summary when the planner gave none: its stop and the start of its output. */
 export function mechanicalSummary(result: TaskResult): string {
-  const output = result.output.trim();
+  const output = outputText(result.output).trim();
   return output === '' ? `(stopped: ${result.stop.detail})` : excerpt(output);
 }
 

@@ -7,6 +7,7 @@ import { atRunTime, describeChain, isProjectFile, sourceFiles, walk, type Module
 /** The layers the kernel composes: none of them imports `src/kernel/`, not even a type, not even through another file. */
 export const LOWER_LAYERS = [
   'src/contracts',
+  'src/graph',
   'src/loop',
   'src/stop',
   'src/policy',
