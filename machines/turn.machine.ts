@@ -165,7 +165,7 @@ const turnSetup = effects.extend({
       callIndex: context.modelCallIndex,
     })),
     recordModelResult: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordModelResult(context, event.result, event.at) : {})),
-    /** ACT: the turn's tool calls, with the slots left under `maxToolCalls` and the spend so far. */
+    /** ACT: the turn's tool calls, with the slots left under `maxToolCalls` (the tool runner reads the run's spend). */
     runTools: sendTo('tools', ({ context }) => {
       const result = context.current.result;
       return {
@@ -173,10 +173,6 @@ const turnSetup = effects.extend({
         turn: context.turn,
         calls: result?.type === 'response' ? result.toolCalls : [],
         slots: Math.max(0, context.task.bounds.maxToolCalls - context.toolCalls),
-        spent: {
-          tokens: context.frame.budget.tokensBefore + context.usage.inputTokens + context.usage.outputTokens,
-          costUsd: context.frame.budget.costBefore + context.costUsd,
-        },
       };
     }),
     countStartedTool: assign(({ context, event }) => (event.type === 'TOOL_STARTED' ? { current: { ...context.current, toolsStarted: context.current.toolsStarted + event.count } } : {})),

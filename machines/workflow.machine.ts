@@ -1,16 +1,20 @@
 /**
- * The outer loop: one workflow run, one task at a time.
+ * The outer loop: one workflow run, its tasks one at a time (a list, a plan) or several at once
+ * (a graph, up to `maxParallelTasks`).
  *
- *   INIT → TASK_SELECT → TASK_EXECUTE → CHECKPOINT → NEXT_TASK → (TASK_SELECT | DONE)
+ *   INIT → TASK_SELECT → TASK_EXECUTE → CHECKPOINT → NEXT_TASK → (TASK_SELECT | TASK_EXECUTE | DONE)
  *
  * A pure definition that reads as the spec: every guard and every action is named in `setup()`
- * (docs/diagrams.md is generated from it). TASK_SELECT asks the task source for the next task (a
- * fixed list or a planner), then the policy gate; TASK_EXECUTE invokes the turn machine; CHECKPOINT
- * invokes the checkpoint actor; NEXT_TASK invokes the outer stop evaluator. All of them, and
- * `report`, are supplied by the composition root (src/kernel/provide-machines.ts).
- * The session deadline is a delayed transition on the whole machine: it cancels the running task.
+ * (docs/diagrams.md is generated from it). TASK_SELECT asks the task source for the ready tasks (a
+ * list's next, a graph's ready set, a planner's step), then the policy gate for each, and spawns a
+ * turn machine per allowed task (`task`, a graph's `task.<taskId>`); TASK_EXECUTE waits until one ends; CHECKPOINT
+ * invokes the checkpoint actor for it; NEXT_TASK invokes the outer stop evaluator. All of them,
+ * and `report`, are supplied by the composition root (src/kernel/provide-machines.ts). A task's
+ * end is handled wherever the workflow is: its result is recorded at once and its checkpoint
+ * comes when TASK_EXECUTE is next entered. The session deadline and a cancel are transitions on
+ * the whole machine: they cancel every running task, and the workflow ends once each reported.
  */
-import { and, assign, fromPromise, sendTo, setup, stateIn } from 'xstate';
+import { assign, fromPromise, setup } from 'xstate';
 import { describeError } from '../src/contracts/describe-error.js';
 import { errorCodeOfScope } from '../src/contracts/error-scopes.js';
 import type { ErrorScope, KernelEventBody } from '../src/contracts/events.js';
@@ -30,15 +34,18 @@ import type {
 } from '../src/contracts/workflow-protocol.js';
 import { clearQueue, enqueue } from '../src/contracts/queues.js';
 import {
-  initialWorkflowContext,
-  progressOf,
+  branchId,
+  busyTaskIds,
+  dropFinished,
+  dropPicked,
+  finishedResult,
+  freeSlots,
+  recordBranchEnd,
   recordPick,
-  recordTask,
-  remainingSessionMs,
-  sessionDeadlineStop,
-  turnInputFor,
-  workflowOutput,
-} from '../src/loop/workflow-reducers.js';
+  refusePicked,
+  startPicked,
+} from '../src/loop/branch-reducers.js';
+import { initialWorkflowContext, progressOf, remainingSessionMs, sessionDeadlineStop, turnInputFor, workflowOutput } from '../src/loop/workflow-reducers.js';
 import { turnMachine } from './turn.machine.js';
 
 function notProvided(name: string): never {
@@ -52,7 +59,6 @@ const effects = setup({
     input: {} as WorkflowInput,
     output: {} as WorkflowOutput,
     events: {} as WorkflowEvent,
-    children: {} as { task: 'taskLoop' },
   },
   actors: {
     taskSource: fromPromise<TaskSourceOutput, TaskSourceInput>(async () => notProvided('taskSource')),
@@ -75,7 +81,7 @@ const effects = setup({
 
 const ACTOR_ERROR = 'xstate.error.actor.';
 
-/** Which part failed, by the id of the actor whose error event `stopOnActorError` handles. */
+/** Which part failed, by the id of the actor whose error event `stopOnActorError` handles (a task's turn machine: `task.<taskId>`). */
 const ACTOR_FAILURES: Readonly<Record<string, { readonly scope: ErrorScope; readonly what: string }>> = {
   taskSource: { scope: 'internal', what: 'task source failed' },
   policyGate: { scope: 'policy', what: 'policy gate failed' },
@@ -83,46 +89,123 @@ const ACTOR_FAILURES: Readonly<Record<string, { readonly scope: ErrorScope; read
   outerStopEvaluator: { scope: 'stop_evaluator', what: 'outer stop evaluator failed' },
 };
 
+function failureOf(eventType: string) {
+  const actorId = eventType.slice(ACTOR_ERROR.length);
+  return ACTOR_FAILURES[actorId.startsWith('task.') ? 'task' : actorId] ?? { scope: 'internal' as const, what: 'internal: an actor failed' };
+}
+
 /** The answer an actor's `done` event carries (the guards and actions below name which actor's). */
 function outputOf<T>(event: unknown): T {
   return (event as { readonly output: T }).output;
 }
 
-/** The loop's own guards and actions: pure, each a call to a reducer of src/loop/workflow-reducers.ts. */
+/** The loop's own guards and actions: pure, each a call to a reducer of src/loop/. */
 const workflowSetup = effects.extend({
   guards: {
-    /** Only TASK_EXECUTE has a running task to cancel (a task picked at TASK_SELECT has not started). */
-    taskRunning: and([stateIn('TASK_EXECUTE'), 'idle']),
-    /** The run resumes a task that was running when it stopped. */
-    resumesTask: ({ context }) => context.active !== undefined,
+    /** Tasks run, and nothing has decided the run's stop yet: a cancel or deadline cancels them. */
+    tasksRunning: ({ context }) => context.branches.running.length > 0 && context.stop === undefined && context.pendingStop === undefined,
+    /** The run resumes tasks that were running (or halted) when it stopped. */
+    resumesTasks: ({ context }) => context.branches.running.length > 0,
+    /** …and another task may start beside them (a graph). */
+    resumesWithFreeSlot: ({ context }) => context.branches.running.length > 0 && freeSlots(context) > 0,
     noTaskLeft: ({ event }) => outputOf<TaskSourceOutput>(event).kind === 'stop',
+    /** The source has nothing to start now (a graph waits for a running task to end). */
+    picksNone: ({ event }) => {
+      const output = outputOf<TaskSourceOutput>(event);
+      return output.kind === 'ready' && output.start.length === 0;
+    },
+    /** Picked tasks still wait for the policy gate. */
+    picksLeft: ({ context }) => context.branches.picked.length > 0,
     taskAllowed: ({ event }) => outputOf<GateDecision>(event).decision === 'allow',
-    /** A cancel or the session deadline came while the task ran: the run ends with it once the task is saved. */
+    /** A graph: a task the gate refuses ends alone; the other tasks go on. */
+    inGraph: ({ context }) => context.settings.graph,
+    /** A cancel, deadline or outer stop is waiting for the running tasks to report. */
     stopPending: ({ context }) => context.pendingStop !== undefined,
+    /** A task ended and owes its checkpoint. */
+    taskEnded: ({ context }) => context.branches.finished.length > 0,
+    /** A pending stop ends the run: nothing runs any more and nothing owes a checkpoint. */
+    pendingStopReady: ({ context }) => context.pendingStop !== undefined && context.branches.running.length === 0 && context.branches.finished.length === 0,
+    /** The checkpoint just saved was the last report a pending stop waited for. */
+    lastReportOfPendingStop: ({ context }) => context.pendingStop !== undefined && context.branches.running.length === 0 && context.branches.finished.length <= 1,
+    /** Nothing runs, nothing is owed and nothing is pending: only the source can say what is next. */
+    nothingToWaitFor: ({ context }) => context.pendingStop === undefined && context.branches.running.length === 0 && context.branches.finished.length === 0,
+    /** The outer stop evaluator decided a stop and no task runs: the run ends now. */
+    outerStopEndsRun: ({ context, event }) => outputOf<OuterStopOutput>(event).stop !== undefined && context.branches.running.length === 0,
     outerStopDecided: ({ event }) => outputOf<OuterStopOutput>(event).stop !== undefined,
+    /** Another task may start now, and no ended task owes its checkpoint first. */
+    mayPick: ({ context }) => freeSlots(context) > 0 && context.branches.finished.length === 0,
   },
   actions: {
-    /** A cancel or the session deadline: the running task is cancelled and reports back (TASK_EXECUTE → CHECKPOINT → DONE). */
-    cancelTask: sendTo('task', ({ context }) => ({ type: 'CANCEL', stop: context.pendingStop! })),
+    /** A cancel, the session deadline or an outer stop: every running task is cancelled and reports back (→ CHECKPOINT → DONE). */
+    cancelTasks: effects.enqueueActions(({ context, enqueue: queue }) => {
+      for (const active of context.branches.running) queue.sendTo(branchId(context, active.task.id), { type: 'CANCEL', stop: context.pendingStop! });
+    }),
     holdDeadlineStop: assign(({ context }) => ({ pendingStop: sessionDeadlineStop(context) })),
     holdAbortStop: assign(({ event }) => (event.type === 'ABORT' ? { pendingStop: event.stop } : {})),
+    holdOuterStop: assign(({ event }) => {
+      const decided = outputOf<OuterStopOutput>(event);
+      return { pendingStop: decided.stop, lastAt: decided.at };
+    }),
     stopAtSessionDeadline: assign(({ context }) => ({ stop: sessionDeadlineStop(context) })),
     stopOnAbort: assign(({ event }) => (event.type === 'ABORT' ? { stop: event.stop } : {})),
     queueSteering: assign(({ context, event }) => (event.type === 'STEER' ? { queues: enqueue(context.queues, 'steering', event.message) } : {})),
     queueFollowUp: assign(({ context, event }) => (event.type === 'FOLLOW_UP' ? { queues: enqueue(context.queues, 'followUp', event.message) } : {})),
     clearQueue: assign(({ context, event }) => (event.type === 'CLEAR_QUEUE' ? { queues: clearQueue(context.queues, event.queue) } : {})),
-    /** STEER, FOLLOW_UP and CLEAR_QUEUE reach the running task too. */
-    forwardToTask: sendTo('task', ({ event }) => event),
-    /** PICK answered: the next task, or the stop that ends the run when there is none. */
+    /** STEER, FOLLOW_UP and CLEAR_QUEUE reach every running task too. */
+    forwardToTasks: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      for (const active of context.branches.running) queue.sendTo(branchId(context, active.task.id), event);
+    }),
+    /** PICK answered: the tasks to gate (and those that ended without running), or the stop that ends the run. */
     recordPick: assign(({ context, event }) => recordPick(context, outputOf<TaskSourceOutput>(event))),
+    /** Tasks that ended without running (a graph's dependency failed, a fan-out collected) are reported as tasks that started and ended. */
+    reportSettled: effects.enqueueActions(({ event, enqueue: queue }) => {
+      const output = outputOf<TaskSourceOutput>(event);
+      if (output.kind !== 'ready') return;
+      for (const result of output.settled) {
+        queue({ type: 'report', params: { type: 'task_start', taskId: result.taskId, taskIndex: result.index, description: result.description } });
+        queue({ type: 'report', params: taskEnd({ result }) });
+      }
+    }),
     /** An actor answered at this clock time. */
     recordAnswerTime: assign(({ event }) => ({ lastAt: outputOf<{ at: number }>(event).at })),
-    stopOnGateRefusal: assign(({ event }) => {
-      const refusal = outputOf<Extract<GateDecision, { stop: unknown }>>(event);
-      return { stop: refusal.stop, active: undefined, lastAt: refusal.at };
+    /** Resume: the tasks that were running start again from their resume points. */
+    startRestoredTasks: effects.enqueueActions(({ context, enqueue: queue }) => {
+      for (const active of context.branches.running) queue.spawnChild('taskLoop', { id: branchId(context, active.task.id), input: turnInputFor(context, active) });
     }),
-    recordTask: assign(({ context, event }) => recordTask(context, outputOf<TurnOutput>(event))),
-    reportTaskEnd: effects.enqueueActions(({ event, enqueue: queue }) => queue({ type: 'report', params: taskEnd(outputOf<TurnOutput>(event)) })),
+    /** The gate allowed the first picked task: its turn machine starts, its clock at the decision. */
+    startPickedTask: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      const active = context.branches.picked[0];
+      if (active === undefined) return;
+      const at = outputOf<GateDecision>(event).at;
+      queue.assign(startPicked(context, at));
+      queue.spawnChild('taskLoop', { id: branchId(context, active.task.id), input: turnInputFor({ ...context, lastAt: at }, active) });
+    }),
+    stopOnGateRefusal: assign(({ context, event }) => {
+      const refusal = outputOf<Extract<GateDecision, { stop: unknown }>>(event);
+      return { stop: refusal.stop, lastAt: refusal.at, ...dropPicked(context) };
+    }),
+    /** A graph's gate refused a task: it ends there (reported as started and ended); the others go on. */
+    refusePickedTask: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      const refusal = outputOf<Extract<GateDecision, { stop: unknown }>>(event);
+      const update = refusePicked(context, refusal);
+      const result = update.results?.[update.results.length - 1];
+      queue.assign(update);
+      if (result === undefined) return;
+      queue({ type: 'report', params: { type: 'task_start', taskId: result.taskId, taskIndex: result.index, description: result.description } });
+      queue({ type: 'report', params: taskEnd({ result }) });
+    }),
+    dropPicked: assign(({ context }) => dropPicked(context)),
+    /**
+     * A task's turn machine ended: record its result, report its end, and let go of the machine (a
+     * finished child would otherwise stay among the workflow's children until the run ends).
+     */
+    recordTaskEnd: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      const output = outputOf<TurnOutput>(event);
+      queue.assign(recordBranchEnd(context, output));
+      queue({ type: 'report', params: taskEnd(output) });
+      queue.stopChild(branchId(context, output.result.taskId));
+    }),
+    dropFinished: assign(({ context }) => dropFinished(context)),
     stopWithPendingStop: assign(({ context }) => ({ stop: context.pendingStop })),
     stopOnOuterStop: assign(({ event }) => {
       const decided = outputOf<OuterStopOutput>(event);
@@ -133,9 +216,9 @@ const workflowSetup = effects.extend({
      * end the run `error` with the same text as its detail (the event comes before `workflow_end`).
      */
     stopOnActorError: effects.enqueueActions(({ context, event, enqueue: queue }) => {
-      const failure = ACTOR_FAILURES[event.type.slice(ACTOR_ERROR.length)] ?? { scope: 'internal', what: 'internal: an actor failed' };
+      const failure = failureOf(event.type);
       const detail = `${failure.what}: ${describeError((event as { error?: unknown }).error)}`;
-      const task = context.active?.task ?? taskOfResult(context.results[context.results.length - 1]);
+      const task = context.branches.picked[0]?.task ?? context.branches.running[0]?.task ?? taskOfResult(context.results[context.results.length - 1]);
       queue({ type: 'report', params: { type: 'error', scope: failure.scope, message: detail, ...(task === undefined ? {} : { taskId: task.id, taskIndex: task.index }) } });
       queue.assign({ stop: { reason: 'error', code: errorCodeOfScope(failure.scope), detail, at: context.lastAt } });
     }),
@@ -146,7 +229,7 @@ const workflowSetup = effects.extend({
      */
     stopOnCheckpointError: effects.enqueueActions(({ context, event, enqueue: queue }) => {
       const cause = describeError((event as { error?: unknown }).error);
-      const last = context.results[context.results.length - 1];
+      const last = context.branches.finished.length === 0 ? undefined : finishedResult(context);
       if (last === undefined || last.stop.reason !== 'error') {
         const detail = `checkpoint failed: ${cause}`;
         const task = taskOfResult(last);
@@ -168,7 +251,7 @@ function taskOfResult(result: WorkflowContext['results'][number] | undefined): {
 }
 
 /** `task_end`: the task's stop and its counters at the stop. */
-function taskEnd({ result }: TurnOutput): KernelEventBody {
+function taskEnd({ result }: Pick<TurnOutput, 'result'>): KernelEventBody {
   return {
     type: 'task_end',
     taskId: result.taskId,
@@ -190,23 +273,33 @@ export const workflowMachine = workflowSetup.createMachine({
   context: ({ input }) => initialWorkflowContext(input),
   after: {
     sessionDeadline: [
-      { guard: 'taskRunning', actions: ['holdDeadlineStop', 'cancelTask'] },
+      { guard: 'tasksRunning', actions: ['holdDeadlineStop', 'cancelTasks'] },
       { guard: 'idle', target: '.DONE', actions: 'stopAtSessionDeadline' },
     ],
   },
   on: {
     ABORT: [
-      { guard: 'taskRunning', actions: ['holdAbortStop', 'cancelTask'] },
+      { guard: 'tasksRunning', actions: ['holdAbortStop', 'cancelTasks'] },
       { guard: 'idle', target: '.DONE', actions: 'stopOnAbort' },
     ],
-    STEER: { actions: 'queueSteering' },
-    FOLLOW_UP: { actions: 'queueFollowUp' },
-    CLEAR_QUEUE: { actions: 'clearQueue' },
+    STEER: { actions: ['queueSteering', 'forwardToTasks'] },
+    FOLLOW_UP: { actions: ['queueFollowUp', 'forwardToTasks'] },
+    CLEAR_QUEUE: { actions: ['clearQueue', 'forwardToTasks'] },
+    // A task's turn machine (`task`, a graph's `task.<taskId>`), wherever the workflow is: its
+    // result now, its checkpoint at the next TASK_EXECUTE.
+    'xstate.done.actor.task': { actions: 'recordTaskEnd' },
+    'xstate.done.actor.task.*': { actions: 'recordTaskEnd' },
+    'xstate.error.actor.task': { target: '.DONE', actions: 'stopOnActorError' },
+    'xstate.error.actor.task.*': { target: '.DONE', actions: 'stopOnActorError' },
   },
   initial: 'INIT',
   states: {
     INIT: {
-      always: [{ guard: 'resumesTask', target: 'TASK_EXECUTE' }, { target: 'TASK_SELECT' }],
+      always: [
+        { guard: 'resumesWithFreeSlot', target: 'TASK_SELECT', actions: 'startRestoredTasks' },
+        { guard: 'resumesTasks', target: 'TASK_EXECUTE', actions: 'startRestoredTasks' },
+        { target: 'TASK_SELECT' },
+      ],
     },
     TASK_SELECT: {
       initial: 'PICK',
@@ -218,14 +311,20 @@ export const workflowMachine = workflowSetup.createMachine({
             input: ({ context }) => ({
               runId: context.runId,
               results: context.results,
+              busy: busyTaskIds(context),
+              slots: freeSlots(context),
+              running: context.branches.running.length,
+              maxWorkflowSteps: context.bounds.maxWorkflowSteps,
               metrics: context.metrics,
               modelCallIndex: context.modelCallIndex,
               queues: context.queues,
               strategy: context.strategy,
             }),
             onDone: [
+              { guard: 'stopPending', target: '#workflow.TASK_EXECUTE' },
               { guard: 'noTaskLeft', target: '#workflow.DONE', actions: 'recordPick' },
-              { target: 'GATE', actions: 'recordPick' },
+              { guard: 'picksNone', target: '#workflow.TASK_EXECUTE', actions: ['recordPick', 'reportSettled'] },
+              { target: 'GATE', actions: ['recordPick', 'reportSettled'] },
             ],
             onError: { target: '#workflow.DONE', actions: 'stopOnActorError' },
           },
@@ -234,43 +333,45 @@ export const workflowMachine = workflowSetup.createMachine({
           invoke: {
             id: 'policyGate',
             src: 'policyGate',
-            input: ({ context }) => ({ runId: context.runId, task: context.active!.task, metrics: context.metrics }),
+            input: ({ context }) => ({ runId: context.runId, task: context.branches.picked[0]!.task, metrics: context.metrics }),
             onDone: [
-              { guard: 'taskAllowed', target: '#workflow.TASK_EXECUTE', actions: 'recordAnswerTime' },
+              { guard: 'stopPending', target: '#workflow.TASK_EXECUTE', actions: 'dropPicked' },
+              { guard: 'taskAllowed', target: 'NEXT_PICKED', actions: 'startPickedTask' },
+              { guard: 'inGraph', target: 'NEXT_PICKED', actions: 'refusePickedTask' },
               { target: '#workflow.DONE', actions: 'stopOnGateRefusal' },
             ],
             onError: { target: '#workflow.DONE', actions: 'stopOnActorError' },
           },
         },
+        /** The ready set, one task at a time: the next picked task goes to the gate. */
+        NEXT_PICKED: {
+          always: [{ guard: 'picksLeft', target: 'GATE' }, { target: '#workflow.TASK_EXECUTE' }],
+        },
       },
     },
     TASK_EXECUTE: {
-      // `task_start` is reported by the task loop itself, first thing (turn machine's entry), so it
-      // precedes the task's turns even when a resume enters this state in the initial step.
-      invoke: {
-        id: 'task',
-        src: 'taskLoop',
-        input: ({ context }) => turnInputFor(context, context.active!),
-        onDone: {
-          target: 'CHECKPOINT',
-          actions: ['recordTask', 'reportTaskEnd'],
-        },
-        onError: { target: 'DONE', actions: 'stopOnActorError' },
-      },
-      on: {
-        STEER: { actions: ['queueSteering', 'forwardToTask'] },
-        FOLLOW_UP: { actions: ['queueFollowUp', 'forwardToTask'] },
-        CLEAR_QUEUE: { actions: ['clearQueue', 'forwardToTask'] },
-      },
+      // `task_start` is reported by each task's turn machine itself, first thing (its entry), so it
+      // precedes the task's turns even when a resume starts it in the initial step.
+      always: [
+        { guard: 'taskEnded', target: 'CHECKPOINT' },
+        { guard: 'pendingStopReady', target: 'DONE', actions: 'stopWithPendingStop' },
+        { guard: 'nothingToWaitFor', target: 'TASK_SELECT' },
+      ],
     },
     CHECKPOINT: {
       invoke: {
         id: 'checkpointer',
         src: 'checkpointer',
-        input: ({ context }) => ({ runId: context.runId, progress: progressOf(context), task: context.results[context.results.length - 1]! }),
+        input: ({ context }) => ({
+          runId: context.runId,
+          progress: progressOf(context),
+          task: finishedResult(context),
+          halted: context.branches.halted.map((active) => active.task.id),
+        }),
         onDone: [
-          { guard: 'stopPending', target: 'DONE', actions: 'stopWithPendingStop' },
-          { target: 'NEXT_TASK', actions: 'recordAnswerTime' },
+          { guard: 'lastReportOfPendingStop', target: 'DONE', actions: ['dropFinished', 'stopWithPendingStop'] },
+          { guard: 'stopPending', target: 'TASK_EXECUTE', actions: 'dropFinished' },
+          { target: 'NEXT_TASK', actions: ['dropFinished', 'recordAnswerTime'] },
         ],
         onError: { target: 'DONE', actions: 'stopOnCheckpointError' },
       },
@@ -281,6 +382,7 @@ export const workflowMachine = workflowSetup.createMachine({
         src: 'outerStopEvaluator',
         input: ({ context }) => ({
           runId: context.runId,
+          running: context.branches.running.length,
           bounds: context.bounds,
           results: context.results,
           metrics: context.metrics,
@@ -290,8 +392,11 @@ export const workflowMachine = workflowSetup.createMachine({
           startedAt: context.startedAt,
         }),
         onDone: [
-          { guard: 'outerStopDecided', target: 'DONE', actions: 'stopOnOuterStop' },
-          { target: 'TASK_SELECT', actions: 'recordAnswerTime' },
+          { guard: 'stopPending', target: 'TASK_EXECUTE' },
+          { guard: 'outerStopEndsRun', target: 'DONE', actions: 'stopOnOuterStop' },
+          { guard: 'outerStopDecided', target: 'TASK_EXECUTE', actions: ['holdOuterStop', 'cancelTasks'] },
+          { guard: 'mayPick', target: 'TASK_SELECT', actions: 'recordAnswerTime' },
+          { target: 'TASK_EXECUTE', actions: 'recordAnswerTime' },
         ],
         onError: { target: 'DONE', actions: 'stopOnActorError' },
       },

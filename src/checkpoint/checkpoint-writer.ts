@@ -8,13 +8,13 @@
  * previous one settled. A failed write leaves the durable state as it was, so the next entry
  * still describes the change from what the store holds.
  */
-import { CHECKPOINT_VERSION, type CheckpointEntry, type CheckpointKind } from '../contracts/checkpoint.js';
+import { CHECKPOINT_VERSION, LIST_CHECKPOINT_VERSION, type CheckpointEntry, type CheckpointKind } from '../contracts/checkpoint.js';
 import type { TaskResult } from '../contracts/results.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
 import { FailureError } from '../errors.js';
 import type { TurnCheckpoint } from '../contracts/turn-protocol.js';
-import { EMPTY_PROGRESS, type WorkflowProgress } from '../contracts/workflow-protocol.js';
-import { changeBetween, snapshotOf } from './entry-change.js';
+import { EMPTY_PROGRESS, type ActiveTask, type WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { changeBetween, runningTurns, snapshotOf } from './entry-change.js';
 import type { RebuiltCheckpoint } from './read-checkpoints.js';
 
 /**
@@ -35,6 +35,8 @@ export interface CheckpointWriterOptions {
   readonly base?: RebuiltCheckpoint;
   /** The progress the run starts from (a resume's, with queue changes replayed); turn entries extend it. */
   readonly progress?: WorkflowProgress;
+  /** A graph run: several tasks run at once, each in `branches` (version 3 entries, ADR/0420). */
+  readonly graph?: boolean;
 }
 
 type Position = CheckpointEntry['position'];
@@ -59,6 +61,8 @@ export class CheckpointWriter {
   private sinceSnapshot: number;
   private snapshotTurns: number;
   private tail: Promise<unknown> | undefined;
+  /** A graph's running tasks as their last turn entries left them, by id. */
+  private readonly latest = new Map<string, ActiveTask>();
 
   constructor(private readonly options: CheckpointWriterOptions) {
     const { base } = options;
@@ -74,6 +78,16 @@ export class CheckpointWriter {
   turn(checkpoint: TurnCheckpoint): MaybePromise<number> {
     const { point, task } = checkpoint;
     const base = this.workflow;
+    if (this.options.graph === true) {
+      this.latest.set(task.id, { task, point });
+      const target: WorkflowProgress = {
+        ...base,
+        modelCallIndex: Math.max(base.modelCallIndex, point.modelCallIndex),
+        elapsedMs: Math.max(this.durable.elapsedMs, base.elapsedMs + point.progress.elapsedMs),
+        branches: this.branchesOf(base.branches ?? []),
+      };
+      return this.submit('turn', target, { taskId: task.id, taskIndex: task.index, turn: point.progress.turns.length });
+    }
     const target: WorkflowProgress = {
       results: base.results,
       metrics: base.metrics,
@@ -86,10 +100,31 @@ export class CheckpointWriter {
     return this.submit('turn', target, { taskId: task.id, taskIndex: task.index, turn: point.progress.turns.length });
   }
 
-  /** CHECKPOINT: the workflow after a task ended; `task` is its result. */
-  task(progress: WorkflowProgress, task: TaskResult): MaybePromise<number> {
+  /**
+   * CHECKPOINT: the workflow after a task ended; `task` is its result. A graph's progress lists
+   * its running tasks as they started, and `halted` the ones that stopped for a resumable reason
+   * (their points are final): the running ones are kept as their last turn entries left them.
+   */
+  task(progress: WorkflowProgress, task: TaskResult, halted: readonly string[] = []): MaybePromise<number> {
+    const kept = progress.branches ?? [];
+    if (this.options.graph === true) {
+      for (const id of [...this.latest.keys()]) if (!kept.some((active) => active.task.id === id)) this.latest.delete(id);
+      for (const active of kept) if (halted.includes(active.task.id)) this.latest.set(active.task.id, active);
+      const { branches: _started, ...rest } = progress;
+      const branches = this.branchesOf(kept);
+      progress = branches.length === 0 ? rest : { ...rest, branches };
+    }
     this.workflow = progress;
     return this.submit('task', progress, { taskId: task.taskId, taskIndex: task.index });
+  }
+
+  /** The running tasks: those of the last task boundary and those started since, each as its last turn entry left it. */
+  private branchesOf(known: readonly ActiveTask[]): readonly ActiveTask[] {
+    const branches = known.map((active) => this.latest.get(active.task.id) ?? active);
+    for (const active of this.latest.values()) if (!known.some((other) => other.task.id === active.task.id)) branches.push(active);
+    // Unchanged, the same list: an entry that changes no branch records none.
+    const previous = this.durable.branches ?? [];
+    return branches.length === previous.length && branches.every((active, index) => active === previous[index]) ? previous : branches;
   }
 
   /**
@@ -157,7 +192,7 @@ export class CheckpointWriter {
     }
     const snapshot = forced || this.legacyBase || kind !== 'turn' || this.sinceSnapshot + 1 >= Math.max(SNAPSHOT_MIN_ENTRIES, this.snapshotTurns);
     return {
-      version: CHECKPOINT_VERSION,
+      version: this.options.graph === true ? CHECKPOINT_VERSION : LIST_CHECKPOINT_VERSION,
       runId: this.options.runId,
       sequence: this.sequence + 1,
       kind,
@@ -180,7 +215,7 @@ export class CheckpointWriter {
       this.sinceSnapshot += 1;
     } else {
       this.sinceSnapshot = 0;
-      this.snapshotTurns = target.active?.point.progress.turns.length ?? 0;
+      this.snapshotTurns = runningTurns(target);
     }
     return entry.sequence;
   }

@@ -19,7 +19,30 @@ export function changeBetween(before: WorkflowProgress, after: WorkflowProgress)
   if (after.metrics !== before.metrics) change.metrics = after.metrics;
   if (after.strategy !== before.strategy) change.strategy = after.strategy ?? null;
   if (after.active !== before.active) change.active = after.active === undefined ? null : activeChange(before.active, after.active, after);
+  if (after.branches !== before.branches) {
+    const branches = branchChanges(before.branches ?? [], after.branches ?? [], after);
+    if (branches !== undefined) change.branches = branches;
+  }
   return change;
+}
+
+/** A graph's running tasks that changed (by identity), by id; `null` for one that no longer runs. */
+function branchChanges(before: readonly ActiveTask[], after: readonly ActiveTask[], workflow: WorkflowProgress): Record<string, ActiveChange | null> | undefined {
+  const previous = new Map(before.map((active) => [active.task.id, active]));
+  const changes: Record<string, ActiveChange | null> = {};
+  let changed = false;
+  for (const active of after) {
+    const old = previous.get(active.task.id);
+    previous.delete(active.task.id);
+    if (old === active) continue;
+    changes[active.task.id] = activeChange(old, active, workflow);
+    changed = true;
+  }
+  for (const id of previous.keys()) {
+    changes[id] = null;
+    changed = true;
+  }
+  return changed ? changes : undefined;
 }
 
 function activeChange(before: ActiveTask | undefined, after: ActiveTask, workflow: WorkflowProgress): ActiveChange {
@@ -61,5 +84,12 @@ export function snapshotOf(progress: WorkflowProgress): CheckpointSnapshot {
     elapsedMs: progress.elapsedMs,
     ...(progress.strategy === undefined ? {} : { strategy: progress.strategy }),
     ...(progress.active === undefined ? {} : { active: progress.active }),
+    ...(progress.branches === undefined || progress.branches.length === 0 ? {} : { branches: progress.branches }),
   };
+}
+
+/** The turns the running tasks hold: what a resume replays after the last snapshot, at most. */
+export function runningTurns(progress: WorkflowProgress): number {
+  if (progress.active !== undefined) return progress.active.point.progress.turns.length;
+  return (progress.branches ?? []).reduce((turns, active) => turns + active.point.progress.turns.length, 0);
 }

@@ -1,4 +1,7 @@
-/** Checkpoint format version 2: the schema of one history entry as read back from a store (ADR/0120). */
+/**
+ * Checkpoint format versions 2 (a list run) and 3 (a graph run: `branches`, ADR/0420): the schema of
+ * one history entry as read back from a store (ADR/0120).
+ */
 import { z } from 'zod';
 import { lazySchema, type SchemaOf } from '../contracts/lazy-schema.js';
 import { MessageSchema } from '../contracts/message-schema.js';
@@ -25,6 +28,7 @@ const ChangeSchema = lazySchema(() => z.object({
   metrics: MetricsSchema().optional(),
   strategy: z.unknown().optional(),
   active: ActiveChangeSchema().nullable().optional(),
+  branches: z.record(z.string(), ActiveChangeSchema().nullable()).optional(),
 }));
 
 const SnapshotSchema = lazySchema(() => z.object({
@@ -34,11 +38,12 @@ const SnapshotSchema = lazySchema(() => z.object({
   elapsedMs: z.number().nonnegative(),
   strategy: z.unknown().optional(),
   active: ActiveTaskSchema().optional(),
+  branches: z.array(ActiveTaskSchema()).optional(),
 }));
 
 /** An entry as a store keeps it: its committed results may be left out (the store keeps them by position). */
 export const EntryV2Schema = lazySchema(() => z.object({
-  version: z.literal(2),
+  version: z.union([z.literal(2), z.literal(3)]),
   runId: z.string().min(1),
   sequence: z.number().int().positive(),
   kind: z.enum(['turn', 'task', 'select']),

@@ -51,6 +51,7 @@ export const TaskResultSchema = lazySchema(() => z.object({
   runtimeMs: z.number().nonnegative(),
   // A finish reason this version does not know is dropped, not a corrupt result.
   wrapUp: TurnResultSchema().extend({ finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'error', 'canceled']).optional().catch(undefined) }).optional(),
+  failedItems: z.array(z.object({ taskId: z.string(), stop: StopConditionSchema() })).optional(),
 }));
 
 export const MetricsSchema = lazySchema(() => z.object({

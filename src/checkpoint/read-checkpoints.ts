@@ -13,6 +13,7 @@ import { EnvelopeV1Schema } from './envelope-v1.js';
 import { EntryV2Schema } from './entry-schema.js';
 import { describeIssues, TaskResultSchema } from './progress-schema.js';
 import { applyPieces } from './transcript-pieces.js';
+import { runningTurns } from './entry-change.js';
 
 export type CheckpointProblem = { readonly code: 'checkpoint_future_version' | 'checkpoint_corrupt'; readonly message: string };
 
@@ -92,7 +93,7 @@ function rebuild(history: { results: readonly unknown[]; entries: readonly unkno
       last = header;
       legacyBase = true;
       sinceSnapshot = 0;
-      snapshotTurns = progress.active?.point.progress.turns.length ?? 0;
+      snapshotTurns = runningTurns(progress as WorkflowProgress);
       continue;
     }
     const parsed = EntryV2Schema().safeParse(raw);
@@ -110,7 +111,7 @@ function rebuild(history: { results: readonly unknown[]; entries: readonly unkno
       state = { results: state.results, ...(entry.snapshot as Omit<WorkflowProgress, 'results'>) };
       legacyBase = false;
       sinceSnapshot = 0;
-      snapshotTurns = entry.snapshot.active?.point.progress.turns.length ?? 0;
+      snapshotTurns = runningTurns(state);
     }
     tasksDone = entry.tasksDone;
     last = { runId, version: entry.version, sequence: entry.sequence, kind: entry.kind, savedAt: entry.savedAt, eventSeq: entry.eventSeq };
@@ -140,6 +141,29 @@ function applyChange(state: WorkflowProgress, change: CheckpointChange, runId: s
   if (strategy !== undefined) next.strategy = strategy;
   const active = change.active === undefined ? state.active : change.active === null ? undefined : applyActive(state.active, change.active, change, runId, sequence);
   if (active !== undefined) next.active = active;
+  const branches = change.branches === undefined ? state.branches : applyBranches(state.branches ?? [], change.branches, change, runId, sequence);
+  if (branches !== undefined && branches.length > 0) next.branches = branches;
+  return next;
+}
+
+/** A graph's running tasks after an entry: each changed one applied to its previous state, in the order they started. */
+function applyBranches(
+  previous: readonly ActiveTask[],
+  changes: Readonly<Record<string, ActiveChange | null>>,
+  workflow: CheckpointChange,
+  runId: string,
+  sequence: number,
+): ActiveTask[] {
+  const next: ActiveTask[] = [];
+  for (const active of previous) {
+    const change = changes[active.task.id];
+    if (change === null) continue;
+    next.push(change === undefined ? active : applyActive(active, change, workflow, runId, sequence));
+  }
+  for (const [id, change] of Object.entries(changes)) {
+    if (change === null || previous.some((active) => active.task.id === id)) continue;
+    next.push(applyActive(undefined, change, workflow, runId, sequence));
+  }
   return next;
 }
 

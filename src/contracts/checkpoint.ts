@@ -12,8 +12,15 @@ import type { TaskResult, TurnResult, WorkflowMetrics } from './results.js';
 import type { TaskSpec, TurnProgress } from './turn-protocol.js';
 import type { ActiveTask, WorkflowProgress } from './workflow-protocol.js';
 
-/** Current version of checkpoint entries; version 1 (whole-progress envelopes) is still read. */
-export const CHECKPOINT_VERSION = 2;
+/**
+ * Current version of checkpoint entries: a list run writes version 2, a graph run version 3 (its
+ * entries hold several running tasks in `branches`, which a reader of version 2 would drop);
+ * version 1 (whole-progress envelopes) is still read.
+ */
+export const CHECKPOINT_VERSION = 3;
+
+/** The version a list run writes (what dualloop wrote before graphs, unchanged). */
+export const LIST_CHECKPOINT_VERSION = 2;
 
 /**
  * One piece of a transcript in an entry: a range `[from, to)` of the running task's transcript as
@@ -49,6 +56,8 @@ export interface CheckpointChange {
   readonly strategy?: unknown;
   /** `null`: no task is running after this entry; absent: the running task is unchanged. */
   readonly active?: ActiveChange | null;
+  /** A graph run (version 3): each running task that changed, by id; `null`: it no longer runs. */
+  readonly branches?: Readonly<Record<string, ActiveChange | null>>;
 }
 
 /** The whole state after an entry, committed task results aside (a store keeps those by position). */
@@ -59,6 +68,8 @@ export interface CheckpointSnapshot {
   readonly elapsedMs: number;
   readonly strategy?: unknown;
   readonly active?: ActiveTask;
+  /** A graph run (version 3): every running (or halted) task. */
+  readonly branches?: readonly ActiveTask[];
 }
 
 /**
@@ -69,7 +80,7 @@ export type CheckpointKind = 'turn' | 'task' | 'select';
 
 /** One entry of a run's checkpoint history, as the kernel hands it to `CheckpointStore.saveCheckpoint`. */
 export interface CheckpointEntry {
-  readonly version: typeof CHECKPOINT_VERSION;
+  readonly version: typeof LIST_CHECKPOINT_VERSION | typeof CHECKPOINT_VERSION;
   readonly runId: string;
   /** 1, 2, 3, … per run, across resumes: a store refuses one that is not after the run's last. */
   readonly sequence: number;

@@ -43,6 +43,11 @@ export interface TaskResult {
   readonly runtimeMs: number;
   /** The extra tool-less call made by `wrapUpOnBound`; recorded, not counted as a turn. */
   readonly wrapUp?: WrapUpResult;
+  /**
+   * A `forEach` task's items that stopped early (with `forEachFailure: 'collect'`, the task still
+   * completes; their places in `output` are `null`). The items' own results are in the run's tasks.
+   */
+  readonly failedItems?: readonly { readonly taskId: string; readonly stop: StopCondition }[];
 }
 
 /** The wrap-up call: numbered like the turn it followed. */

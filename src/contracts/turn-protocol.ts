@@ -191,8 +191,6 @@ export interface ToolRunRequest {
   readonly calls: NonNullable<Extract<ModelResult, { type: 'response' }>['toolCalls']>;
   /** Tool-call slots left under `maxToolCalls`; calls beyond them are refused with an error result. */
   readonly slots: number;
-  /** Tokens and cost spent by the workflow so far, this task included (for policy gates). */
-  readonly spent: { readonly tokens: number; readonly costUsd: number };
 }
 
 /** What the stop evaluator sees at CHECK_STOP. */

@@ -13,6 +13,14 @@ export type OnTaskStop = 'halt' | 'continue';
 export interface WorkflowSettings {
   readonly onTaskStop: OnTaskStop;
   readonly turn: TurnSettings;
+  /**
+   * The tasks form a graph (some task has `dependsOn` or `forEach`): a task that stops early
+   * stops only the tasks that wait for it, and several may run at once. A list runs one task
+   * after the other, and a task that stops early stops the workflow (`onTaskStop: 'halt'`).
+   */
+  readonly graph: boolean;
+  /** Most tasks running at once: `maxParallelTasks` for a graph, 1 for a list or a plan strategy. */
+  readonly maxParallelTasks: number;
 }
 
 /** A task that was cut and continues from its last completed turn (resume). */
@@ -21,7 +29,11 @@ export interface ActiveTask {
   readonly point: TaskResumePoint;
 }
 
-/** Everything a resume continues from; also what a fresh run starts from (empty). */
+/**
+ * Everything a resume continues from; also what a fresh run starts from (empty). A list run has
+ * at most one running task (`active`); a graph run keeps every task that runs, or stopped for a
+ * resumable reason, in `branches` (checkpoint version 3, ADR/0420).
+ */
 export interface WorkflowProgress {
   readonly results: readonly TaskResult[];
   readonly metrics: WorkflowMetrics;
@@ -29,6 +41,7 @@ export interface WorkflowProgress {
   readonly modelCallIndex: number;
   readonly elapsedMs: number;
   readonly active?: ActiveTask;
+  readonly branches?: readonly ActiveTask[];
   /** Strategy state (plans, replans used); opaque to the machine. */
   readonly strategy?: unknown;
 }
@@ -45,6 +58,19 @@ export interface WorkflowInput {
   readonly startedAt: number;
 }
 
+/**
+ * The tasks between TASK_SELECT and the checkpoint of their end. `picked`: chosen at PICK, waiting
+ * for the policy gate; `running`: a turn machine runs each (as it started); `finished`: ended (their
+ * results recorded), each owing one CHECKPOINT and NEXT_TASK; `halted`: ended for a resumable
+ * reason — a resume runs them again from their resume points, so they are not committed.
+ */
+export interface Branches {
+  readonly picked: readonly ActiveTask[];
+  readonly running: readonly ActiveTask[];
+  readonly finished: readonly string[];
+  readonly halted: readonly ActiveTask[];
+}
+
 export interface WorkflowContext {
   readonly runId: string;
   readonly bounds: OuterBounds;
@@ -58,14 +84,9 @@ export interface WorkflowContext {
   readonly startedAt: number;
   readonly elapsedBeforeMs: number;
   readonly strategy?: unknown;
-  /** The task picked at TASK_SELECT, or restored on resume. */
-  readonly active?: ActiveTask;
-  /**
-   * The last task, when the workflow stops on it for a resumable reason (cancel, approval, error,
-   * session deadline): a resume runs it again from its resume point, so it is not committed.
-   */
-  readonly halted?: ActiveTask;
-  /** A cancel or deadline that arrived while a task ran; the workflow ends with it. */
+  /** Tasks picked, running, ended and halted; restored ones start running at INIT. */
+  readonly branches: Branches;
+  /** A cancel, deadline or outer stop that arrived while tasks ran; the workflow ends with it once they reported. */
   readonly pendingStop?: StopCondition;
   readonly stop?: StopCondition;
   /** Clock time carried by the last actor output or event. */
@@ -78,7 +99,6 @@ export interface WorkflowOutput {
   readonly metrics: WorkflowMetrics;
   readonly queues: MessageQueues;
   readonly modelCallIndex: number;
-  readonly halted?: ActiveTask;
   readonly strategy?: unknown;
 }
 
@@ -87,6 +107,14 @@ export interface WorkflowOutput {
 export interface TaskSourceInput {
   readonly runId: string;
   readonly results: readonly TaskResult[];
+  /** Ids of the tasks running, picked or halted now (a graph picks among the others). */
+  readonly busy: readonly string[];
+  /** How many more tasks may start now (`maxParallelTasks` less those running or picked). */
+  readonly slots: number;
+  /** Tasks running now. */
+  readonly running: number;
+  /** The workflow's `maxWorkflowSteps` (tasks that ran and run count as steps). */
+  readonly maxWorkflowSteps: number;
   readonly metrics: WorkflowMetrics;
   /** The executor model's call index (`model`): a planner that is the same model continues it. */
   readonly modelCallIndex: number;
@@ -112,6 +140,12 @@ export interface StrategySpend {
  */
 export type TaskSourceOutput = (
   | { readonly kind: 'task'; readonly active: ActiveTask; readonly strategy?: unknown }
+  /**
+   * A graph's ready tasks (at most `slots`), and tasks that end without running (`settled`: a
+   * dependency that failed, a fan-out whose items all ended, one with too many items). Both empty:
+   * nothing to do until a running task ends.
+   */
+  | { readonly kind: 'ready'; readonly start: readonly ActiveTask[]; readonly settled: readonly TaskResult[]; readonly strategy?: unknown }
   | { readonly kind: 'stop'; readonly stop: StopCondition; readonly strategy?: unknown }
 ) & { readonly spent?: StrategySpend; readonly modelCallIndex?: number };
 
@@ -130,10 +164,14 @@ export interface CheckpointInput {
   readonly runId: string;
   readonly progress: WorkflowProgress;
   readonly task: TaskResult;
+  /** A graph's branches that stopped for a resumable reason: their points in `progress` are final (the others' are where they started). */
+  readonly halted: readonly string[];
 }
 
 export interface OuterStopInput {
   readonly runId: string;
+  /** Tasks still running (a graph's other branches): a stop decided now cancels them. */
+  readonly running: number;
   readonly bounds: OuterBounds;
   readonly results: readonly TaskResult[];
   readonly metrics: WorkflowMetrics;

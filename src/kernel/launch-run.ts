@@ -1,5 +1,6 @@
 import { createActor } from 'xstate';
-import type { OuterBounds } from '../contracts/bounds.js';
+import { parallelTasksOf, type OuterBounds } from '../contracts/bounds.js';
+import { isGraph } from '../graph/task-graph.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
 import { errorCodeOfScope } from '../contracts/error-scopes.js';
 import type { ForkOrigin } from '../contracts/fork.js';
@@ -30,6 +31,8 @@ import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import { RunTools } from '../tools/run-tools.js';
 import type { WorkflowRun } from './workflow-run.js';
 import { ToolStartLedger } from './tool-start-ledger.js';
+import { CallIndexes } from './call-indexes.js';
+import { SpendLedger } from './spend-ledger.js';
 
 /** Everything a run starts from: a fresh start or a resume. */
 export interface LaunchPlan {
@@ -128,10 +131,13 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       now: () => clock.now(),
       lastEventSeq: () => sink.lastSeq,
       progress: plan.progress,
+      graph: isGraph(plan.tasks),
       ...(plan.checkpoint === undefined ? {} : { base: plan.checkpoint }),
     }),
     tools,
     toolStarts: new ToolStartLedger(),
+    spend: new SpendLedger(plan.progress),
+    callIndexes: new CallIndexes(restoredCallIndex(plan.progress)),
     confirmLease: () => leases.confirm(fence, onLeaseTrouble),
     // A service that reports after the run ended (a gate or tool that ignored its signal) is ignored.
     emit: (body) => {
@@ -142,6 +148,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const releaseLease = leases.keep(runId, fence, onLeaseTrouble);
 
   const startedAt = clock.now();
+  const graph = isGraph(plan.tasks);
   const actor = createActor(machine, {
     input: {
       runId,
@@ -149,6 +156,8 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
       settings: {
         onTaskStop: deps.loop.onTaskStop,
         turn: { wrapUpOnBound: deps.loop.wrapUpOnBound, steeringMode: deps.context.steeringMode, followUpMode: deps.context.followUpMode },
+        graph,
+        maxParallelTasks: graph ? parallelTasksOf(plan.outerBounds ?? deps.loop.bounds.outer) : 1,
       },
       progress: plan.progress,
       startedAt,
@@ -291,4 +300,10 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
 function guardedInspect(observer: InspectObserver, fail: (error: unknown) => void): (inspectionEvent: unknown) => void {
   const next = typeof observer === 'function' ? observer : (inspectionEvent: unknown) => observer.next?.(inspectionEvent);
   return guardedListener(next, (error) => queueMicrotask(() => fail(error)));
+}
+
+/** Where a run's model call indexes continue: past every call its progress and restored tasks counted. */
+function restoredCallIndex(progress: WorkflowProgress): number {
+  const restored = progress.active !== undefined ? [progress.active] : (progress.branches ?? []);
+  return Math.max(progress.modelCallIndex, ...restored.map((active) => active.point.modelCallIndex));
 }

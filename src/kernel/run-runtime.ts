@@ -6,6 +6,8 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { EventSink } from '../events/event-sink.js';
 import type { RunTools } from '../tools/run-tools.js';
+import type { CallIndexes } from './call-indexes.js';
+import type { SpendLedger } from './spend-ledger.js';
 import type { ToolStartLedger } from './tool-start-ledger.js';
 
 /**
@@ -28,8 +30,12 @@ export interface RunRuntime {
   readonly checkpoints: CheckpointWriter;
   /** The run's tools: the kernel's, plus its tool sources' once opened (at first need). */
   readonly tools: RunTools;
-  /** Started calls of the running batch not reported to the task yet (ADR/0393). */
+  /** Started calls of the running batches not reported to their tasks yet (ADR/0393). */
   readonly toolStarts: ToolStartLedger;
+  /** Tokens and cost of the whole run, every running task's calls charged as they answer. */
+  readonly spend: SpendLedger;
+  /** The next model call's index: one count for every task of the run, so that parallel tasks never share one. */
+  readonly callIndexes: CallIndexes;
   /** Resolves while this process still holds the run's lease (src/kernel/run-lease.ts `confirm`). */
   confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;

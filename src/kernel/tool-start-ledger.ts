@@ -10,35 +10,35 @@
  * One per run; the running task's tool runner attaches to it.
  */
 export class ToolStartLedger {
-  private pending = 0;
-  private report: ((count: number) => void) | undefined;
+  private readonly tasks = new Map<string, { pending: number; readonly report: (count: number) => void }>();
 
-  /** The task's tool runner: where `reportPending` sends the count (as its TOOL_STARTED). */
-  attach(report: (count: number) => void): void {
-    this.report = report;
-    this.pending = 0;
+  /** A task's tool runner: where `reportPending` sends the task's count (as its TOOL_STARTED). */
+  attach(taskId: string, report: (count: number) => void): void {
+    this.tasks.set(taskId, { pending: 0, report });
   }
 
-  detach(report: (count: number) => void): void {
-    if (this.report !== report) return;
-    this.report = undefined;
-    this.pending = 0;
+  detach(taskId: string, report: (count: number) => void): void {
+    if (this.tasks.get(taskId)?.report === report) this.tasks.delete(taskId);
   }
 
-  started(): void {
-    this.pending += 1;
+  started(taskId: string): void {
+    const task = this.tasks.get(taskId);
+    if (task !== undefined) task.pending += 1;
   }
 
-  /** The batch reported its results, which count every call that started. */
-  settled(): void {
-    this.pending = 0;
+  /** The task's batch reported its results, which count every call that started. */
+  settled(taskId: string): void {
+    const task = this.tasks.get(taskId);
+    if (task !== undefined) task.pending = 0;
   }
 
   /** Before anything that can cut a batch reaches the machines. Synchronous. */
   reportPending(): void {
-    const count = this.pending;
-    if (count === 0 || this.report === undefined) return;
-    this.pending = 0;
-    this.report(count);
+    for (const task of this.tasks.values()) {
+      const count = task.pending;
+      if (count === 0) continue;
+      task.pending = 0;
+      task.report(count);
+    }
   }
 }

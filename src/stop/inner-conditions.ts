@@ -14,6 +14,11 @@ export interface InnerCheck {
   readonly state: InnerStopState;
   readonly elapsedMs: number;
   readonly loopThreshold: number | undefined;
+  /**
+   * What the whole run has spent, every running task included (the kernel's ledger); without it,
+   * the workflow before this task plus the task's own.
+   */
+  readonly workflowSpent?: { readonly tokens: number; readonly costUsd: number };
 }
 
 export type InnerCondition = (check: InnerCheck) => StopCandidate | undefined;
@@ -55,7 +60,7 @@ export const runtimeExceeded: InnerCondition = ({ state, elapsedMs }) => {
     : undefined;
 };
 
-export const budgetExhausted: InnerCondition = ({ state }) => {
+export const budgetExhausted: InnerCondition = ({ state, workflowSpent }) => {
   const { bounds } = state.task;
   const { budget } = state;
   const tokens = totalTokens(state.usage);
@@ -65,11 +70,11 @@ export const budgetExhausted: InnerCondition = ({ state }) => {
   if (bounds.maxCostUsd !== undefined && state.costUsd >= bounds.maxCostUsd) {
     return { reason: 'budget_exhausted', detail: `task cost $${state.costUsd.toFixed(6)}, maxCostUsd=${bounds.maxCostUsd}`, bound: { name: 'inner.maxCostUsd', limit: bounds.maxCostUsd, value: state.costUsd } };
   }
-  const workflowTokens = budget.tokensBefore + tokens;
+  const workflowTokens = workflowSpent?.tokens ?? budget.tokensBefore + tokens;
   if (budget.maxTokens !== undefined && workflowTokens >= budget.maxTokens) {
     return { reason: 'budget_exhausted', detail: `workflow used ${workflowTokens} tokens, maxTokens=${budget.maxTokens}`, bound: { name: 'outer.maxTokens', limit: budget.maxTokens, value: workflowTokens } };
   }
-  const workflowCost = budget.costBefore + state.costUsd;
+  const workflowCost = workflowSpent?.costUsd ?? budget.costBefore + state.costUsd;
   if (budget.maxCostUsd !== undefined && workflowCost >= budget.maxCostUsd) {
     return { reason: 'budget_exhausted', detail: `workflow cost $${workflowCost.toFixed(6)}, maxCostUsd=${budget.maxCostUsd}`, bound: { name: 'outer.maxCostUsd', limit: budget.maxCostUsd, value: workflowCost } };
   }

@@ -13,7 +13,7 @@ import type { WorkflowMetrics } from '../contracts/results.js';
 import type { StrategySpend, TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
 import { checkedModelResult } from '../providers/checked-model-result.js';
 import { describeError } from '../errors.js';
-import { addSpend } from '../loop/workflow-reducers.js';
+import { addSpend } from '../loop/branch-reducers.js';
 import type { StopCandidate } from '../stop/inner-conditions.js';
 import type { StrategyDeps, StrategyRun } from './strategy.js';
 

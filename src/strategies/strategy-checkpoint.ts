@@ -4,7 +4,7 @@
  * writer — every later entry carries them — and, when a model was called, are saved as a
  * `select` entry at once. Without this, a crash before the step's first turn would plan again.
  */
-import { addSpend } from '../loop/workflow-reducers.js';
+import { addSpend } from '../loop/branch-reducers.js';
 import type { TaskStrategy } from './strategy.js';
 
 export function withStrategyCheckpoint(strategy: TaskStrategy): TaskStrategy {

@@ -5,7 +5,7 @@ import { MIGRATIONS, openDatabase } from '../../src/checkpoint/sqlite-schema.js'
 
 export const FIXTURE_RUN_ID = 'fixture-run';
 /** Single stored envelopes: version 1 as dualloop 0.1 wrote them, damaged ones, and a future version. */
-export const ENVELOPE_FILES = ['v1-task-boundary.json', 'v1-mid-task.json', 'corrupt-truncated.json', 'corrupt-wrong-types.json', 'future-v3.json'] as const;
+export const ENVELOPE_FILES = ['v1-task-boundary.json', 'v1-mid-task.json', 'corrupt-truncated.json', 'corrupt-wrong-types.json', 'future-v4.json'] as const;
 export type EnvelopeFile = (typeof ENVELOPE_FILES)[number];
 
 /** The stored text of a fixture, exactly as a store would hold it. */

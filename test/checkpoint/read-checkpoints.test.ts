@@ -23,8 +23,8 @@ function edited(sequence: number, edit: (history: { results: unknown[]; entries:
 }
 
 describe('reading checkpoints back', () => {
-  it('writes version 2', () => {
-    expect(CHECKPOINT_VERSION).toBe(2);
+  it('reads up to version 3 (a graph run writes 3, a list run 2)', () => {
+    expect(CHECKPOINT_VERSION).toBe(3);
   });
 
   it('reads a version 2 history at every entry of the fixture run', () => {
@@ -69,10 +69,10 @@ describe('reading checkpoints back', () => {
   });
 
   it('refuses a future version as such, not as corrupt, and says what to do', () => {
-    for (const raw of [fixtureValue('future-v3.json'), { results: [], entries: [fixtureValue('future-v3.json')] }]) {
+    for (const raw of [fixtureValue('future-v4.json'), { results: [], entries: [fixtureValue('future-v4.json')] }]) {
       const refused = problem(raw);
       expect(refused.code).toBe('checkpoint_future_version');
-      expect(refused.message).toContain('checkpoint version 3');
+      expect(refused.message).toContain('checkpoint version 4');
       expect(refused.message).toContain('upgrade dualloop');
     }
   });

@@ -77,7 +77,7 @@ describe.each(STORES)('kernel.resume on stored data (%s)', (_name, setup) => {
   it.each([
     ['corrupt-truncated.json', 'checkpoint_corrupt'],
     ['corrupt-wrong-types.json', 'checkpoint_corrupt'],
-    ['future-v3.json', 'checkpoint_future_version'],
+    ['future-v4.json', 'checkpoint_future_version'],
   ] as const)('refuses %s with %s and does not restart the run', async (file, code) => {
     const { store } = setup(file);
     const { kernel, model } = kernelOn(store);

@@ -17,9 +17,11 @@ describe('exitCodeFor', () => {
       max_replans: 2,
       budget_exhausted: 2,
       loop_detected: 2,
+      invalid_output: 2,
       policy_denied: 3,
       awaiting_approval: 3,
       error: 4,
+      dependency_failed: 4,
       context_canceled: 130,
     });
   });

@@ -18,7 +18,7 @@ export const OUTER_BOUNDS = { maxWorkflowSteps: 3, maxSessionRuntimeMs: 10_000, 
 export const workflowInput: WorkflowInput = {
   runId: 'run',
   bounds: OUTER_BOUNDS,
-  settings: { onTaskStop: 'halt', turn: { wrapUpOnBound: false, steeringMode: 'one-at-a-time', followUpMode: 'one-at-a-time' } },
+  settings: { onTaskStop: 'halt', turn: { wrapUpOnBound: false, steeringMode: 'one-at-a-time', followUpMode: 'one-at-a-time' }, graph: false, maxParallelTasks: 1 },
   progress: {
     results: [],
     metrics: { workflowSteps: 0, turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, runtimeMs: 0 },
@@ -34,11 +34,12 @@ function nextTask(context: WorkflowContext) {
   return { task: { id: `task-${index + 1}`, index, description: `step ${index + 1}`, bounds: TURN_BOUNDS }, point: taskOutput('planner_stopped').resumePoint };
 }
 
-/** The task's answer: a cancelled task reports the stop it was cancelled with. */
+/** The running task's answer (a list's turn machine is `task`): a cancelled task reports the stop it was cancelled with. */
 function taskDone(context: WorkflowContext, reason: StopReason, tokens = 2) {
   const output = taskOutput(context.pendingStop?.reason ?? reason);
   const usage = { inputTokens: tokens - 1, outputTokens: 1 };
-  return { type: 'xstate.done.actor.task', output: { ...output, result: { ...output.result, taskId: `task-${context.results.length + 1}`, index: context.results.length, usage } } };
+  const { task } = context.branches.running[0]!;
+  return { type: 'xstate.done.actor.task', output: { ...output, result: { ...output.result, taskId: task.id, index: task.index, usage } } };
 }
 
 /** The outer stop evaluator's answer: the halt rule first, then the built-in conditions and a user verdict. */
@@ -140,7 +141,9 @@ export function serializeWorkflow(snapshot: AnyMachineSnapshot): string {
     context.pendingStop?.reason,
     context.results.map((result) => result.stop.reason),
     context.metrics.inputTokens + context.metrics.outputTokens,
-    context.active !== undefined,
+    context.branches.picked.length,
+    context.branches.running.length,
+    context.branches.finished.length,
   ]);
 }
 

@@ -44,15 +44,20 @@ describe('machineGraph', () => {
 
   it('names transitions by event, actor answers by actor id, guards and actions by name', () => {
     const { workflow, turn } = kernelMachineGraphs();
-    expect(workflow.edges).toContainEqual({ source: 'TASK_EXECUTE', target: 'CHECKPOINT', labels: ['task done'], actions: [['recordTask', 'reportTaskEnd']] });
+    expect(workflow.edges).toContainEqual({ source: 'TASK_EXECUTE', target: 'CHECKPOINT', labels: ['always (taskEnded)'], actions: [[]] });
     expect(workflow.edges).toContainEqual({
       source: 'TASK_SELECT.GATE',
       target: 'DONE',
       labels: ['policyGate done', 'policyGate error'],
       actions: [['stopOnGateRefusal'], ['stopOnActorError']],
     });
-    expect(workflow.edges).toContainEqual({ source: '', target: 'DONE', labels: ['ABORT (idle)', 'after sessionDeadline (idle)'], actions: [['stopOnAbort'], ['stopAtSessionDeadline']] });
-    expect(workflow.nodes.find((node) => node.path === 'TASK_EXECUTE')?.invokes).toEqual([{ id: 'task', src: 'taskLoop' }]);
+    expect(workflow.edges).toContainEqual({
+      source: '',
+      target: 'DONE',
+      labels: ['ABORT (idle)', 'task error', 'task.* error', 'after sessionDeadline (idle)'],
+      actions: [['stopOnAbort'], ['stopOnActorError'], ['stopOnActorError'], ['stopAtSessionDeadline']],
+    });
+    expect(workflow.nodes.find((node) => node.path === 'CHECKPOINT')?.invokes).toEqual([{ id: 'checkpointer', src: 'checkpointer' }]);
     expect(turn.nodes.find((node) => node.path === 'OBSERVE')?.entry).toEqual(['observeToolResults']);
     expect(turn.nodes.find((node) => node.path === 'COMPACT')?.exit).toEqual(['reportCompactionEnd']);
     expect(turn.edges).toContainEqual({ source: 'TURN_INIT', target: 'COMPACT', labels: ['always (needsCompaction)'], actions: [[]] });
@@ -72,10 +77,11 @@ describe('machineGraph', () => {
   it('keeps transitions without a target apart, and writes them as `on` lines of their state or a note of the machine', () => {
     const { workflow, turn } = kernelMachineGraphs();
     expect(turn.targetless).toContainEqual({ source: 'ACT', label: 'TOOL_STARTED', actions: ['countStartedTool'] });
-    expect(workflow.targetless).toContainEqual({ source: '', label: 'ABORT (taskRunning)', actions: ['holdAbortStop', 'cancelTask'] });
-    expect(workflow.edges.flatMap((edge) => edge.labels)).not.toContain('ABORT (taskRunning)');
+    expect(workflow.targetless).toContainEqual({ source: '', label: 'ABORT (tasksRunning)', actions: ['holdAbortStop', 'cancelTasks'] });
+    expect(workflow.targetless).toContainEqual({ source: '', label: 'task done', actions: ['recordTaskEnd'] });
+    expect(workflow.edges.flatMap((edge) => edge.labels)).not.toContain('ABORT (tasksRunning)');
     expect(toMermaid(turn)).toContain('    ACT : on TOOL_STARTED / countStartedTool');
-    expect(toMermaid(workflow)).toContain('    note right of INIT\n        in any state, without leaving it:\n        ABORT (taskRunning) / holdAbortStop, cancelTask');
+    expect(toMermaid(workflow)).toContain('    note right of INIT\n        in any state, without leaving it:\n        ABORT (tasksRunning) / holdAbortStop, cancelTasks');
   });
 
   it('shows inline guards and actions as such, and leaves out the timers of delayed transitions', () => {

@@ -26,7 +26,7 @@ export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry
     const controller = hasUserChecks ? new AbortController() : undefined;
     receive(({ state }) => {
       const elapsedMs = state.elapsedBeforeMs + Math.max(0, deps.clock.now() - state.startedAt);
-      const check = { state, elapsedMs, loopThreshold: deps.stop.loopThreshold };
+      const check = { state, elapsedMs, loopThreshold: deps.stop.loopThreshold, workflowSpent: run.spend.total() };
       const builtIn = pickStop(INNER_CONDITIONS.map((condition) => condition(check)));
       if (!hasUserChecks || (builtIn !== undefined && preemptsUserChecks(builtIn.reason))) {
         sendBack(decided(builtIn, deps.clock.now()));

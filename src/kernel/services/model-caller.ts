@@ -30,6 +30,8 @@ export function createModelCaller(deps: KernelDeps, registry: RunRegistry) {
       void callModel(deps, run, input, request, signal).then((result) => {
         if (signal.aborted) return;
         inFlight = undefined;
+        // What the task counts, the run's ledger counts: the workflow budget holds across tasks running at once.
+        run.spend.charge(result.usage, result.type === 'response' ? result.costUsd : 0);
         sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now() });
       });
     });
@@ -75,7 +77,7 @@ async function callModel(
       messages,
       tools,
       signal,
-      callIndex: request.callIndex,
+      callIndex: run.callIndexes.take(request.callIndex),
       onTextDelta: (delta) => {
         if (!answering || typeof delta !== 'string' || delta === '' || signal.aborted || streamed >= maxChars) return;
         const kept = streamed + delta.length <= maxChars ? delta : delta.slice(0, maxChars - streamed);

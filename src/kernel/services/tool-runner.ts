@@ -42,16 +42,17 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
     let controller: AbortController | undefined;
     // Started calls are told to the task only before a cut (ADR/0393), in one event.
     const reportStarts = (count: number) => sendBack({ type: 'TOOL_STARTED', count });
-    run.toolStarts.attach(reportStarts);
+    run.toolStarts.attach(input.taskId, reportStarts);
     receive((request) => {
       controller ??= new AbortController();
       const current = controller;
       const onStart = () => {
-        if (!current.signal.aborted) run.toolStarts.started();
+        if (!current.signal.aborted) run.toolStarts.started(input.taskId);
       };
-      const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: request.spent, onStart };
+      // The run's spend so far, every running task's included (a list's: the request's own count).
+      const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: run.spend.total(), onStart };
       void runTurnTools(request, run.tools, base, current.signal).then((outcome) => {
-        run.toolStarts.settled();
+        run.toolStarts.settled(input.taskId);
         if (current.signal.aborted) return;
         const at = deps.clock.now();
         if (outcome.ok) {
@@ -63,7 +64,7 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
       });
     });
     return () => {
-      run.toolStarts.detach(reportStarts);
+      run.toolStarts.detach(input.taskId, reportStarts);
       controller?.abort(TASK_STOPPED);
     };
   });

@@ -11,15 +11,30 @@ import type {
 } from '../../contracts/workflow-protocol.js';
 import { describeError, FailureError } from '../../errors.js';
 import { decideApproval } from '../../policy/approvals.js';
-import { haltedByTask, OUTER_CONDITIONS } from '../../stop/outer-conditions.js';
+import type { WorkflowMetrics } from '../../contracts/results.js';
+import { haltedByTask, OUTER_CONDITIONS, sessionRuntimeExceeded, workflowBudgetExhausted } from '../../stop/outer-conditions.js';
+import type { Spent } from '../spend-ledger.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
 import type { TaskStrategy } from '../../strategies/strategy.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry } from '../run-runtime.js';
 
-/** TASK_SELECT.PICK: the strategy names the next task. */
+/**
+ * TASK_SELECT.PICK: the strategy names the next task (a graph: the ready tasks). What its model
+ * calls spent goes to the run's ledger. A graph source that has nothing to start while nothing
+ * runs would leave the run waiting for nothing: that is a bug, and ends the run `error`.
+ */
 export function createTaskSource(deps: KernelDeps, registry: RunRegistry, strategy: TaskStrategy) {
-  return fromPromise<TaskSourceOutput, TaskSourceInput>(({ input, signal }) => strategy.next(input, runtimeOf(registry, input.runId), deps, signal));
+  return fromPromise<TaskSourceOutput, TaskSourceInput>(async ({ input, signal }) => {
+    const run = runtimeOf(registry, input.runId);
+    const output = await strategy.next(input, run, deps, signal);
+    if (output.spent !== undefined) run.spend.charge({ inputTokens: output.spent.inputTokens, outputTokens: output.spent.outputTokens }, output.spent.costUsd);
+    if (output.kind === 'ready' && output.start.length === 0 && output.settled.length === 0 && input.running === 0) {
+      const at = deps.clock.now();
+      return { kind: 'stop', stop: { reason: 'error', code: 'internal_error', detail: 'internal: the task source has nothing to start while no task runs', at } };
+    }
+    return output;
+  });
 }
 
 /** TASK_SELECT.GATE: the policy gate, before every task; approvals given to `resume` answer a parked task. */
@@ -68,7 +83,7 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
 export function createCheckpointer(deps: KernelDeps, registry: RunRegistry) {
   return fromPromise<{ at: number }, CheckpointInput>(async ({ input }) => {
     const run = runtimeOf(registry, input.runId);
-    const sequence = await run.checkpoints.task(input.progress, input.task);
+    const sequence = await run.checkpoints.task(input.progress, input.task, input.halted);
     run.emit({ type: 'checkpoint_saved', kind: 'task', taskId: input.task.taskId, taskIndex: input.task.index, sequence });
     return { at: deps.clock.now() };
   });
@@ -87,9 +102,14 @@ export function createOuterStopEvaluator(deps: KernelDeps, registry: RunRegistry
       remaining: strategy.remaining(input.results, input.strategy, run),
       elapsedMs: input.elapsedBeforeMs + Math.max(0, now - input.startedAt),
     };
-    const halted = strategy.halted === undefined ? haltedByTask(check) : strategy.halted(check, input.strategy);
+    // A graph: a task that stops early stops only the tasks that wait for it, and the graph's
+    // source ends the run when nothing can start; only the deadline and the budget (the run's
+    // spend, running tasks included) stop it here.
+    const graph = input.settings.graph;
+    const halted = graph ? undefined : strategy.halted === undefined ? haltedByTask(check) : strategy.halted(check, input.strategy);
     if (halted !== undefined) return { stop: { ...halted, at: now }, at: now };
-    const builtIn = pickStop(OUTER_CONDITIONS.map((condition) => condition(check)));
+    const conditions = graph ? GRAPH_CONDITIONS : OUTER_CONDITIONS;
+    const builtIn = pickStop(conditions.map((condition) => condition(graph ? { ...check, metrics: liveMetrics(input.metrics, run.spend.total()) } : check)));
     const user =
       deps.stop.outer.length === 0 || builtIn?.reason === 'goal_achieved'
         ? undefined
@@ -100,7 +120,18 @@ export function createOuterStopEvaluator(deps: KernelDeps, registry: RunRegistry
     if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', code: user.code, message: user.detail });
     const chosen = pickStop([builtIn, user]);
     const at = deps.clock.now();
+    // A stop decided now cancels the running tasks: first they learn which tool calls had started (ADR/0393).
+    if (chosen !== undefined && input.running > 0) run.toolStarts.reportPending();
     const stop: StopCondition | undefined = chosen === undefined ? undefined : { ...chosen, at };
     return stop === undefined ? { at } : { stop, at };
   });
+}
+
+/** A graph's built-in outer conditions: its source decides when every task is done and when the steps ran out. */
+const GRAPH_CONDITIONS = [sessionRuntimeExceeded, workflowBudgetExhausted];
+
+/** The workflow's metrics with the run's spend so far, every running task's calls included. */
+function liveMetrics(metrics: WorkflowMetrics, spent: Spent): WorkflowMetrics {
+  const tokens = metrics.inputTokens + metrics.outputTokens;
+  return { ...metrics, inputTokens: metrics.inputTokens + Math.max(0, spent.tokens - tokens), costUsd: Math.max(metrics.costUsd, spent.costUsd) };
 }
