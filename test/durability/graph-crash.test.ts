@@ -20,7 +20,7 @@ describe('a graph run killed while its branches run', () => {
     for (const workDir of workDirs) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it.each([2, 4, 5])('resumes each branch from its own last turn after a kill at its %i-th tool result', async (killAfterTools) => {
+  it.each([2, 4, 5])('resumes each branch from its own last turn once %i tool calls have ended', async (killAfterTools) => {
     assertBuilt();
     const baselineDir = newWorkDir();
     const workDir = newWorkDir();
