@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepsAStoreFile, printsItsStop, runsAWorkflow, stopLines } from '../support/docs-block-output.js';
 import { typescriptBlocks, type CodeBlock } from '../support/markdown-blocks.js';
 import { startOpenAICompatibleServer, textAnswer, type OpenAICompatibleServer } from '../support/openai-compatible-server.js';
 import { compileInConsumer, packedConsumer } from '../support/packed-package.js';
@@ -14,8 +15,11 @@ import { compileInConsumer, packedConsumer } from '../support/packed-package.js'
  * compiled, as its own module, against the packed package in the strict consumer project, then run
  * offline in a fresh temporary directory. OpenAI-compatible models are answered by a local server
  * (OPENAI_BASE_URL); scripted models need nothing. A block fenced ```ts no-run is typechecked but
- * not run: only for what cannot run offline (README's Development section says so). A failure names
- * the file and the line of the block's opening fence. Relative links must point at files that exist.
+ * not run: only for what cannot run offline (README's Development section says so). A block that
+ * runs a workflow prints `${stop.reason} — ${stop.detail}` (ADR 0412,
+ * test/support/docs-block-output.ts); a block that leaves files in its directory (a SQLite store)
+ * runs there a second time, as a reader who runs it twice in one folder would. A failure names the
+ * file and the line of the block's opening fence. Relative links must point at files that exist.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,6 +50,22 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => server?.close());
 
+/** Runs the compiled block in `cwd`, offline: it must exit 0 and, when it runs a workflow, print a stop line. */
+async function expectToRunAndReport(block: CodeBlock, index: number, cwd: string, how: string): Promise<void> {
+  server.enqueue(...Array.from({ length: 30 }, () => textAnswer(['Done.'])));
+  const env = { ...process.env, OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: server.baseURL, NO_COLOR: '1' };
+  const outcome = await run(NODE, [join(compiled.dir, 'out', `${fileOf(index)}.js`)], { cwd, env, timeout: 15_000 }).then(
+    ({ stdout }) => ({ stdout, failure: undefined }),
+    (error: { code?: number | string; signal?: string; stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? '',
+      failure: `exit ${error.code ?? error.signal}\n${error.stderr ?? ''}${error.stdout ?? ''}`,
+    }),
+  );
+  expect(outcome.failure, `${where(block)}: the \`\`\`ts block fails when run ${how}, offline: ${outcome.failure}`).toBeUndefined();
+  if (!runsAWorkflow(block)) return;
+  expect(stopLines(outcome.stdout), `${where(block)}: run ${how}, the block printed no line "<stop reason> — <detail>":\n${outcome.stdout}`).not.toEqual([]);
+}
+
 /** Packages the blocks import that the consumer does not have (pino, an AI SDK provider, OpenTelemetry…). */
 function importedPackages(consumer: string): string[] {
   const names = new Set(BLOCKS.flatMap((block) => [...block.code.matchAll(/from '((?:@[\w.-]+\/)?[\w.-]+)[^']*'/g)].map((match) => match[1]!)));
@@ -55,27 +75,26 @@ function importedPackages(consumer: string): string[] {
 describe('the TypeScript examples of README.md and docs/', () => {
   it('are found', () => {
     expect(BLOCKS.length).toBeGreaterThan(10);
+    expect(BLOCKS.filter(runsAWorkflow).length).toBeGreaterThan(10);
+    expect(BLOCKS.filter(keepsAStoreFile).map((block) => block.file)).toContain('docs/durability.md');
   });
 
-  it.each(BLOCKS.map((block, index) => ({ name: where(block), block, index })))('$name compiles and runs', async ({ block, index }) => {
+  it.each(BLOCKS.map((block, index) => ({ name: where(block), block, index })))('$name compiles, runs and prints how it stopped', async ({ block, index }) => {
     const errors = compiled.diagnostics.get(index) ?? [];
     expect(errors, `${where(block)}: the \`\`\`ts block does not compile against the packed package:\n${errors.join('\n')}`).toEqual([]);
+    if (runsAWorkflow(block)) expect(printsItsStop(block), `${where(block)}: the block runs a workflow but does not print \`\${stop.reason} — \${stop.detail}\``).toBe(true);
     if (block.annotations.includes('no-run')) return;
     const cwd = mkdtempSync(join(tmpdir(), 'dualloop-doc-'));
     try {
       writeFileSync(join(cwd, 'package.json'), '{ "type": "module" }\n');
-      server.enqueue(...Array.from({ length: 30 }, () => textAnswer(['Done.'])));
-      const env = { ...process.env, OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: server.baseURL, NO_COLOR: '1' };
-      const outcome = await run(NODE, [join(compiled.dir, 'out', `${fileOf(index)}.js`)], { cwd, env, timeout: 15_000 }).then(
-        () => undefined,
-        (error: { code?: number | string; signal?: string; stdout?: string; stderr?: string }) => error,
-      );
-      const detail = outcome === undefined ? '' : `exit ${outcome.code ?? outcome.signal}\n${outcome.stderr ?? ''}${outcome.stdout ?? ''}`;
-      expect(outcome, `${where(block)}: the \`\`\`ts block fails when run (in a fresh directory, offline): ${detail}`).toBeUndefined();
+      await expectToRunAndReport(block, index, cwd, 'in a fresh directory');
+      const left = readdirSync(cwd).filter((name) => name !== 'package.json');
+      if (keepsAStoreFile(block)) expect(left, `${where(block)}: the block opens a SQLite file but left nothing in its directory`).not.toEqual([]);
+      if (left.length > 0) await expectToRunAndReport(block, index, cwd, `a second time in the same directory (holding ${left.join(', ')})`);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
-  });
+  }, 40_000);
 
   it('link only to files in the repository', () => {
     const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
