@@ -20,6 +20,11 @@ export interface ForkPoint {
 export interface ForkOrigin {
   readonly runId: string;
   readonly at: ForkPoint;
+  /**
+   * A graph's fork: the tasks that run again (the forked task and everything downstream of it);
+   * every other task's result is the source's. Carried by the fork's `workflow_start` event.
+   */
+  readonly rerun?: readonly string[];
 }
 
 /** Changes to the state at the point; everything else is the source's state there. */

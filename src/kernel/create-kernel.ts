@@ -18,6 +18,8 @@ import { RunFence } from './fenced-store.js';
 import { createHolderId, createLeaseKeeper, heldError } from './run-lease.js';
 import type { RunRegistry } from './run-runtime.js';
 import { normalizeTasks, type TaskInput } from './tasks.js';
+import { isGraph } from '../graph/task-graph.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { cleanRunId, refuseRedactedTaskIds } from './run-ids.js';
 import type { WorkflowRun } from './workflow-run.js';
 
@@ -76,6 +78,16 @@ function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): 
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/** A plan strategy writes its own steps: a graph's `dependsOn` and `forEach` are for the `react` strategy. */
+function refuseGraphWithPlanner(specs: readonly TaskSpec[], strategy: string): void {
+  if (strategy === 'react' || !isGraph(specs)) return;
+  const issues = specs.flatMap((spec) => [
+    ...(spec.dependsOn === undefined ? [] : [{ path: `tasks.${spec.index}.dependsOn`, message: `needs strategy "react" (the ${strategy} strategy plans its own steps)` }]),
+    ...(spec.forEach === undefined ? [] : [{ path: `tasks.${spec.index}.forEach`, message: `needs strategy "react" (the ${strategy} strategy plans its own steps)` }]),
+  ]);
+  throw new ConfigError({ message: 'Invalid tasks', issues });
+}
+
 /**
  * Validates the options once (throwing one ConfigError naming every bad field, before any side
  * effect) and provides both machines once. Runs share nothing but the kernel's dependencies.
@@ -104,6 +116,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
       }
       const runId = cleanRunId(startOptions.runId, deps.redactor, 'start options');
       refuseRedactedTaskIds(specs, deps.redactor);
+      refuseGraphWithPlanner(specs, deps.loop.strategy);
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
       const fence = new RunFence(runId);
       const ready = createRunRecord(deps, { runId, ...(deps.loop.name === undefined ? {} : { name: deps.loop.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder, fence);

@@ -10,9 +10,12 @@ import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
 import type { OuterBounds } from '../contracts/bounds.js';
 import { formatForkPoint, type ForkOptions, type ForkOrigin, type ForkPoint } from '../contracts/fork.js';
 import type { RunRecord } from '../contracts/store.js';
+import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { EMPTY_PROGRESS, type WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { RunError } from '../errors.js';
 import { applyForkEdit } from './fork-edit.js';
+import { graphForkState } from './graph-fork.js';
+import { isGraph } from '../graph/task-graph.js';
 import { describeForkPoints, findForkPoint, forkPoints } from './fork-points.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { LaunchPlan } from './launch-run.js';
@@ -56,6 +59,17 @@ function pointOf(record: RunRecord, at: ForkOptions['at']): ForkPoint {
   return { task: task.index + 1, ...(at.turn === undefined ? {} : { turn: at.turn }) };
 }
 
+/** A graph's fork point is a task of it (by number or id). */
+function graphTaskAt(record: RunRecord, at: ForkPoint): TaskSpec {
+  const task = record.tasks[at.task - 1];
+  if (task !== undefined) return task;
+  throw new RunError({
+    code: 'fork_point_not_found',
+    runId: record.runId,
+    message: `run ${record.runId} has no task ${at.task} to fork from; its tasks are ${record.tasks.map((spec) => `${spec.index + 1} (${spec.id})`).join(', ')}`,
+  });
+}
+
 function isBefore(at: ForkPoint, point: ForkPoint): boolean {
   return at.task < point.task || (at.task === point.task && (at.turn ?? 1) < (point.turn ?? 1));
 }
@@ -81,9 +95,10 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     throw new RunError({ code: 'run_not_found', runId: sourceRunId, message: `run ${sourceRunId} does not exist in the ${store.kind} store` });
   }
   const at = pointOf(source, options.at);
-  const state = await stateAt(deps, source, at);
-  const edited = applyForkEdit(state, source.tasks, at.task - 1, options.edit);
-  const forkOf: ForkOrigin = { runId: sourceRunId, at };
+  const graph = isGraph(source.tasks);
+  const forked = graph ? await graphForkState(deps, source, graphTaskAt(source, at), at.turn, options.edit) : undefined;
+  const edited = forked ?? applyForkEdit(await stateAt(deps, source, at), source.tasks, at.task - 1, options.edit);
+  const forkOf: ForkOrigin = { runId: sourceRunId, at, ...(forked === undefined ? {} : { rerun: forked.rerun }) };
   try {
     await store.createRun({
       runId,
@@ -91,7 +106,7 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
       optionsDigest: request.digest,
       tasks: edited.tasks,
       createdAt: clock.now(),
-      forkOf,
+      forkOf: { runId: sourceRunId, at },
     });
   } catch (error) {
     // A duplicate id is the store's RunError `run_exists`; any other failure is the store's (src/kernel/coded-store-failure.ts).
@@ -102,7 +117,7 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
   if (!lease.acquired) throw heldError(runId, lease);
   const fence = new RunFence(runId, askedAt);
   fence.set(lease.token);
-  await new CheckpointWriter({ runId, store: fencedStore(store, fence, () => undefined), now: () => clock.now(), lastEventSeq: () => 0 }).forkStart(edited.progress);
+  await new CheckpointWriter({ runId, store: fencedStore(store, fence, () => undefined), now: () => clock.now(), lastEventSeq: () => 0, graph }).forkStart(edited.progress);
   const base = rebuiltOrThrow(await store.loadCheckpoint(runId), runId)!;
   const outer = Object.fromEntries(Object.entries(options.edit?.bounds?.outer ?? {}).filter(([, value]) => value !== undefined));
   return {

@@ -106,3 +106,80 @@ describe('a graph workflow', () => {
     expect(calls).toBe(4);
   });
 });
+
+describe('a fork of a graph run', () => {
+  it('runs the forked task and everything downstream again, and takes every other result from the record', async () => {
+    const store = memoryStore();
+    const answers: Record<string, number> = {};
+    const model = scriptedModel((call): ScriptStep => {
+      const task = taskOf(call);
+      answers[task] = (answers[task] ?? 0) + 1;
+      return { text: `${task} #${answers[task]}` };
+    });
+    const kernel = createKernel({ model, store, bounds: { outer: { maxParallelTasks: 2 } } });
+    const source = await kernel.start(
+      [
+        { id: 'a', description: 'a', dependsOn: [] },
+        { id: 'b', description: 'b after {{a.output}}', dependsOn: ['a'] },
+        { id: 'c', description: 'c alone', dependsOn: [] },
+        { id: 'd', description: 'd after {{b.output}}', dependsOn: ['b'] },
+      ],
+      { runId: 'graph-source' },
+    ).result;
+    expect(source.stop.reason).toBe('goal_achieved');
+    const fork = await kernel.fork('graph-source', { at: { task: 'b' }, runId: 'graph-fork', edit: { message: 'be brief' } });
+    const events: KernelEvent[] = [];
+    for await (const event of fork) events.push(event);
+    const forked = await fork.result;
+    expect(forked.stop.reason).toBe('goal_achieved');
+    const start = events.find((event) => event.type === 'workflow_start');
+    expect(start).toMatchObject({ forkOf: { runId: 'graph-source', at: { task: 2 }, rerun: ['b', 'd'] } });
+    // b and d ran again (their second answers); a and c are the source's.
+    const outputs = Object.fromEntries(forked.tasks.map((task) => [task.taskId, task.output]));
+    expect(outputs).toEqual({ a: 'a #1', c: 'c alone #1', b: 'b after a #1 #2', d: 'd after b after a #1 #2 #1' });
+    // The edit's message waits in the steering queue and reaches the first task that starts.
+    const firstOfFork = model.calls.find((call) => call.messages.some((message) => message.role === 'user' && message.content === 'be brief'));
+    expect(taskOf(firstOfFork!)).toBe('b after a #1');
+    expect(events.filter((event) => event.type === 'task_start').map((event) => (event as { taskId: string }).taskId)).toEqual(['b', 'd']);
+    expect(forked.metrics.workflowSteps).toBe(4);
+  });
+});
+
+describe('one set of bounds across branches', () => {
+  it('stops every running branch once the workflow budget is spent, within one call per branch', async () => {
+    const model = scriptedModel((): ScriptStep => ({ toolCalls: [{ name: 'missing' }], usage: { inputTokens: 8, outputTokens: 2 }, delayMs: 2 }));
+    const kernel = createKernel({ model, loopDetection: false, bounds: { inner: { maxTurns: 50 }, outer: { maxParallelTasks: 3, maxTokens: 50 } } });
+    const result = await kernel.start(['x', 'y', 'z', 'w'].map((id) => ({ id, description: `loop ${id}`, dependsOn: [] }))).result;
+    expect(result.stop.reason).toBe('budget_exhausted');
+    const spent = result.metrics.inputTokens + result.metrics.outputTokens;
+    expect(spent).toBeGreaterThanOrEqual(50);
+    expect(spent).toBeLessThanOrEqual(50 + 3 * 10);
+    expect(result.tasks.map((task) => task.stop.reason)).toEqual(['budget_exhausted', 'budget_exhausted', 'budget_exhausted']);
+    // The fourth task never started: the budget was spent before a slot was free.
+    expect(result.tasks.map((task) => task.taskId).sort()).toEqual(['x', 'y', 'z']);
+  });
+
+  it('cancels every running branch on abort, and a resume continues each of them', async () => {
+    const store = memoryStore();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const model = scriptedModel((call): ScriptStep => {
+      const turn = call.messages.filter((message) => message.role === 'assistant').length;
+      return turn === 0 ? { toolCalls: [{ name: 'wait', id: `${taskOf(call)}-1` }] } : { text: `${taskOf(call)} done` };
+    });
+    const wait = defineTool({ name: 'wait', description: 'Waits.', parameters: z.object({}), execute: async () => (await gate, 'waited') });
+    const kernel = createKernel({ model, store, tools: [wait], bounds: { outer: { maxParallelTasks: 3 } } });
+    const run = kernel.start(['p', 'q', 'r'].map((id) => ({ id, description: id, dependsOn: [] })), { runId: 'graph-abort' });
+    for await (const event of run) {
+      if (event.type === 'tool_execution_start' && event.toolCallId === 'r-1') break;
+    }
+    run.abort('enough');
+    const stopped = await run.result;
+    release();
+    expect(stopped.stop.reason).toBe('context_canceled');
+    expect(stopped.tasks.map((task) => task.stop.reason)).toEqual(['context_canceled', 'context_canceled', 'context_canceled']);
+    const resumed = await (await kernel.resume('graph-abort')).result;
+    expect(resumed.stop.reason).toBe('goal_achieved');
+    expect(Object.fromEntries(resumed.tasks.map((task) => [task.taskId, task.output]))).toEqual({ p: 'p done', q: 'q done', r: 'r done' });
+  });
+});
