@@ -1,10 +1,12 @@
 import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
 import type { WorkflowMetrics } from '../contracts/results.js';
+import type { StopCondition } from '../contracts/stop.js';
 import type { KernelOptions } from '../kernel/options.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
 import type { CommandIO } from './command-io.js';
 import { exitCodeFor } from './exit-codes.js';
 import { colorsFor } from './format.js';
+import { MEMORY_STORE } from './open-store.js';
 import type { CommandStore } from './store-target.js';
 import { ndjsonOutput, type RunOutput } from './run-output.js';
 import { resumeCanHelp, stopLine } from './stop-advice.js';
@@ -39,17 +41,23 @@ export async function followRun(follow: FollowOptions): Promise<number> {
     note: (message) => output.note(message),
   }, trap);
   const code = exitCodeFor(result.stop.reason);
-  const store = opened.hint;
   // NDJSON keeps the stop in its last line; the person watching stderr gets it in one line too.
   if (piped) output.note(stopLine(result.stop));
-  if (result.stop.reason === 'awaiting_approval' && approvals.length > 0) {
-    const pending = approvals[approvals.length - 1]!;
-    output.note(`awaiting approval ${pending}: dualloop resume ${run.runId} --approve ${pending}   (or --reject ${pending})${store}`);
-  } else if (result.stop.reason !== 'awaiting_approval' && resumeCanHelp(result.stop)) {
-    output.note(`continue it with: dualloop resume ${run.runId}${store}`);
-  }
-  if (!json) output.note(`details: dualloop audit ${run.runId}${store}`);
+  for (const hint of hintsAfter(result.stop, run.runId, approvals.at(-1), follow)) output.note(hint);
   return code;
+}
+
+/** What the user can do next, each a command that runs where they are (`io.command`); none for a run kept in memory. */
+function hintsAfter(stop: StopCondition, runId: string, pending: string | undefined, { opened, io, json }: FollowOptions): string[] {
+  const resumable = stop.reason === 'awaiting_approval' ? pending !== undefined : resumeCanHelp(stop);
+  if (opened.kind === 'memory') return resumable ? [`the run was kept in memory (--store ${MEMORY_STORE}): it ends with this process and cannot be resumed`] : [];
+  const { command } = io;
+  const store = opened.hint;
+  const hints: string[] = [];
+  if (stop.reason === 'awaiting_approval' && pending !== undefined) hints.push(`awaiting approval ${pending}: ${command} resume ${runId} --approve ${pending}   (or --reject ${pending})${store}`);
+  else if (resumable) hints.push(`continue it with: ${command} resume ${runId}${store}`);
+  if (!json) hints.push(`details: ${command} audit ${runId}${store}`);
+  return hints;
 }
 
 async function outputFor(follow: FollowOptions, piped: boolean): Promise<RunOutput> {

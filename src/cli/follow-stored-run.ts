@@ -37,7 +37,7 @@ export async function followStoredRun(store: CheckpointStore, runId: string, opt
         else if (event.type === 'workflow_end') return ended(event.stop, runId, io);
       }
       if (interrupted) {
-        io.stderr.write(`stopped following run ${runId}; it goes on (dualloop cancel ${runId} stops it)\n`);
+        io.stderr.write(`stopped following run ${runId}; it goes on (${io.command} cancel ${runId} --store … stops it)\n`);
         return EXIT.canceled;
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -50,7 +50,7 @@ export async function followStoredRun(store: CheckpointStore, runId: string, opt
 
 function ended(stop: StopCondition, runId: string, io: CommandIO): number {
   io.stderr.write(`${stopLine(stop)}\n`);
-  if (stop.reason === 'awaiting_approval') io.stderr.write(`answer it with: dualloop approve ${runId} --allow|--deny --store …; a worker then continues it\n`);
+  if (stop.reason === 'awaiting_approval') io.stderr.write(`answer it with: ${io.command} approve ${runId} --allow|--deny --store …; a worker then continues it\n`);
   return exitCodeFor(stop.reason);
 }
 

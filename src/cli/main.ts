@@ -6,7 +6,7 @@
  * the model SDK, the store or the terminal libraries.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { integer, portNumber, positiveInteger, positiveNumber, webSocketUrl } from './argument-parsers.js';
+import { integer, positiveInteger, webSocketUrl } from './argument-parsers.js';
 import { describeError } from '../errors.js';
 import { processIO } from './command-io.js';
 import type { AuditFlags } from './commands/audit-command.js';
@@ -18,25 +18,10 @@ import type { SubmitFlags } from './commands/submit-command.js';
 import type { ViewFlags } from './commands/view-command.js';
 import { EXIT } from './exit-codes.js';
 import { forcedTerminalSize } from './forced-terminal.js';
-import { DEFAULT_STORE_PATH } from './open-store.js';
+import { addBoundOptions, EXIT_CODES, hostOption, portOption, queueStoreOption, runStoreOption, storeOption } from './help-texts.js';
 import { packageVersion } from './package-version.js';
 import { flushTracerProvider } from '../telemetry/flush-tracer-provider.js';
 import { redactPostgresUrls } from './postgres-url.js';
-
-const EXIT_CODES_HELP = `
-Exit codes:
-  0    the run completed (planner_stopped, goal_achieved, tool_terminated)
-  2    a bound stopped it (max_turns, max_tool_calls, max_runtime, max_workflow_steps,
-       max_session_runtime, max_replans, budget_exhausted, loop_detected)
-  3    policy_denied or awaiting_approval
-  4    error
-  64   invalid manifest or arguments
-  130  canceled (Ctrl-C, SIGTERM)`;
-
-const hostOption = () => new Option('--host <host>', 'the address to listen on (default 127.0.0.1: this machine only)');
-const portOption = () => new Option('--port <n>', 'the viewer’s port (default: a free one)').argParser(portNumber);
-
-const storeOption = () => new Option('--store <path|url>', `SQLite file of the runs, or a postgres:// URL (?schema=NAME; the password may come from PGPASSWORD) (default: ${DEFAULT_STORE_PATH}, or the manifest's store.path for run)`);
 
 /** The command tree; `exitCode()` is the code of the command that ran. */
 export function createProgram(): { readonly program: Command; exitCode(): number } {
@@ -47,28 +32,23 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .version(packageVersion(), '-v, --version')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
-    .addHelpText('after', EXIT_CODES_HELP);
+    .addHelpText('after', EXIT_CODES.dualloop);
 
-  program
-    .command('run')
-    .description('Run the workflow a manifest describes; live view on a terminal, NDJSON events otherwise')
-    .argument('<manifest>', 'the manifest (YAML)')
-    .option('--json', 'NDJSON events on stdout even on a terminal')
-    .option('--inspect', 'show the run in the Stately inspector: a local page embedding the hosted inspector (needs internet)')
-    .option('--inspect-url <url>', 'send the inspection events to this WebSocket receiver instead (implies --inspect)', webSocketUrl)
-    .option('--view', 'serve the local run viewer for this run (works offline); it keeps serving after the run until Ctrl-C')
-    .addOption(hostOption())
-    .addOption(portOption())
-    .addOption(storeOption())
-    .option('--run-id <id>', 'the run id (default: run-<uuid>)')
-    .option('--max-turns <n>', 'turns per task (bounds.inner.maxTurns)', positiveInteger)
-    .option('--max-tool-calls <n>', 'tool calls per task (bounds.inner.maxToolCalls)', positiveInteger)
-    .option('--max-runtime <ms>', 'runtime per task, milliseconds (bounds.inner.maxRuntimeMs)', positiveInteger)
-    .option('--max-steps <n>', 'tasks per run (bounds.outer.maxWorkflowSteps)', positiveInteger)
-    .option('--max-session-runtime <ms>', 'runtime of the run, milliseconds (bounds.outer.maxSessionRuntimeMs)', positiveInteger)
-    .option('--max-tokens <n>', 'token budget of the run (bounds.outer.maxTokens)', positiveInteger)
-    .option('--max-cost <usd>', 'cost budget of the run in USD (bounds.outer.maxCostUsd)', positiveNumber)
-    .addHelpText('after', `\nBound options win over the manifest, per-task bounds included.\n${EXIT_CODES_HELP}`)
+  addBoundOptions(
+    program
+      .command('run')
+      .description('Run the workflow a manifest describes; live view on a terminal, NDJSON events otherwise')
+      .argument('<manifest>', 'the manifest (YAML)')
+      .option('--json', 'NDJSON events on stdout even on a terminal')
+      .option('--inspect', 'show the run in the Stately inspector: a local page embedding the hosted inspector (needs internet)')
+      .option('--inspect-url <url>', 'send the inspection events to this WebSocket receiver instead (implies --inspect)', webSocketUrl)
+      .option('--view', 'serve the local run viewer for this run (works offline); it keeps serving after the run until Ctrl-C')
+      .addOption(hostOption())
+      .addOption(portOption())
+      .addOption(runStoreOption())
+      .option('--run-id <id>', 'the run id (default: run-<uuid>)'),
+  )
+    .addHelpText('after', `\nBound options win over the manifest, per-task bounds included.\n${EXIT_CODES.run}`)
     .action(async (manifest: string, flags: Record<string, unknown>) => {
       const { runCommand } = await import('./commands/run-command.js');
       exitCode = await runCommand(
@@ -94,30 +74,27 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .option('--reject <id...>', 'reject parked approvals')
     .option('--manifest <path>', 'the manifest to rebuild the run from (default: the one it was started with)')
     .option('--json', 'NDJSON events on stdout even on a terminal')
-    .addHelpText('after', EXIT_CODES_HELP)
+    .addHelpText('after', EXIT_CODES.resume)
     .action(async (runId: string, flags: Record<string, unknown>) => {
       const { resumeCommand } = await import('./commands/resume-command.js');
       exitCode = await resumeCommand(runId, { json: flags['json'] === true, ...pick<ResumeFlags>(flags, { store: 'store', manifest: 'manifest', approve: 'approve', reject: 'reject' }) }, io);
     });
 
-  program
-    .command('fork')
-    .description('Time travel: start a new run from a point of another run (before a task, or before one of its turns)')
-    .argument('<runId>', 'the run to fork (it is not changed)')
-    .requiredOption('--at <task[:turn]>', 'the point, counted from 1: 3 is before task 3, 3:6 before turn 6 of task 3')
-    .option('--message <text>', 'a user message the next model call sees')
-    .addOption(storeOption())
-    .option('--run-id <id>', 'the new run’s id (default: run-<uuid>)')
-    .option('--manifest <path>', 'the manifest to build the run from (default: the one the source was started with)')
-    .option('--json', 'NDJSON events on stdout even on a terminal')
-    .option('--max-turns <n>', 'turns per task (bounds.inner.maxTurns), the task at the point included', positiveInteger)
-    .option('--max-tool-calls <n>', 'tool calls per task (bounds.inner.maxToolCalls)', positiveInteger)
-    .option('--max-runtime <ms>', 'runtime per task, milliseconds (bounds.inner.maxRuntimeMs)', positiveInteger)
-    .option('--max-steps <n>', 'tasks per run (bounds.outer.maxWorkflowSteps)', positiveInteger)
-    .option('--max-session-runtime <ms>', 'runtime of the run, milliseconds (bounds.outer.maxSessionRuntimeMs)', positiveInteger)
-    .option('--max-tokens <n>', 'token budget of the run (bounds.outer.maxTokens)', positiveInteger)
-    .option('--max-cost <usd>', 'cost budget of the run in USD (bounds.outer.maxCostUsd)', positiveNumber)
-    .addHelpText('after', `\nCounters continue from the point: bounds hold across the fork (docs/time-travel.md).\n${EXIT_CODES_HELP}`)
+  addBoundOptions(
+    program
+      .command('fork')
+      .description('Time travel: start a new run from a point of another run (before a task, or before one of its turns)')
+      .usage('<runId> --at <task[:turn]> [options]')
+      .argument('<runId>', 'the run to fork (it is not changed)')
+      .requiredOption('--at <task[:turn]>', 'required: the point, counted from 1: 3 is before task 3, 3:6 before turn 6 of task 3')
+      .option('--message <text>', 'a user message the next model call sees')
+      .addOption(storeOption())
+      .option('--run-id <id>', "the new run's id (default: run-<uuid>)")
+      .option('--manifest <path>', 'the manifest to build the run from (default: the one the source was started with)')
+      .option('--json', 'NDJSON events on stdout even on a terminal'),
+    ', the task at the point included',
+  )
+    .addHelpText('after', `\nCounters continue from the point: bounds hold across the fork (docs/time-travel.md).\n${EXIT_CODES.fork}`)
     .action(async (runId: string, flags: Record<string, unknown>) => {
       const { forkCommand } = await import('./commands/fork-command.js');
       exitCode = await forkCommand(
@@ -138,6 +115,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .addOption(storeOption())
     .option('--limit <n>', 'how many (default 20)', positiveInteger)
     .option('--json', 'a JSON array of run summaries')
+    .addHelpText('after', EXIT_CODES.runs)
     .action(async (flags: Record<string, unknown>) => {
       const { runsCommand } = await import('./commands/runs-command.js');
       exitCode = await runsCommand({ json: flags['json'] === true, ...pick<RunsFlags>(flags, { store: 'store', limit: 'limit' }) }, io);
@@ -149,6 +127,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .argument('<runId>', 'the run to explain')
     .addOption(storeOption())
     .option('--json', 'the AuditReport as JSON')
+    .addHelpText('after', EXIT_CODES.audit)
     .action(async (runId: string, flags: Record<string, unknown>) => {
       const { auditCommand } = await import('./commands/audit-command.js');
       exitCode = await auditCommand(runId, { json: flags['json'] === true, ...pick<AuditFlags>(flags, { store: 'store' }) }, io);
@@ -162,6 +141,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .addOption(hostOption())
     .addOption(portOption())
     .option('--control', 'let the page fork runs ("fork from here" on every turn); loopback only')
+    .addHelpText('after', EXIT_CODES.view)
     .action(async (runId: string | undefined, flags: Record<string, unknown>) => {
       const { viewCommand } = await import('./commands/view-command.js');
       exitCode = await viewCommand(runId, { ...pick<ViewFlags>(flags, { store: 'store', host: 'host', port: 'port' }), control: flags['control'] === true }, io);
@@ -173,6 +153,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .argument('<runId>', 'the run to cancel')
     .addOption(storeOption())
     .option('--reason <text>', 'why, kept in the stop detail')
+    .addHelpText('after', EXIT_CODES.control)
     .action(async (runId: string, flags: Record<string, unknown>) => {
       const { controlCommand } = await import('./commands/control-command.js');
       exitCode = await controlCommand(runId, { kind: 'cancel', ...pick<{ reason: string }>(flags, { reason: 'reason' }) }, pick(flags, { store: 'store' }), io);
@@ -184,6 +165,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .argument('<runId>', 'the run to steer')
     .argument('<message>', 'the message')
     .addOption(storeOption())
+    .addHelpText('after', EXIT_CODES.control)
     .action(async (runId: string, message: string, flags: Record<string, unknown>) => {
       const { controlCommand } = await import('./commands/control-command.js');
       exitCode = await controlCommand(runId, { kind: 'steer', message }, pick(flags, { store: 'store' }), io);
@@ -192,12 +174,14 @@ export function createProgram(): { readonly program: Command; exitCode(): number
   program
     .command('approve')
     .description('Answer a parked approval of a run from any process; the answer applies on the next resume')
+    .usage('<runId> (--allow | --deny) [options]')
     .argument('<runId>', 'the parked run')
     .option('--call <id>', 'the approval (tool call id, or task:<taskId>); optional when exactly one is pending')
-    .addOption(new Option('--allow', 'allow the call').conflicts('deny'))
-    .addOption(new Option('--deny', 'deny the call').conflicts('allow'))
+    .addOption(new Option('--allow', 'allow the call (--allow or --deny is required)').conflicts('deny'))
+    .addOption(new Option('--deny', 'deny the call (--allow or --deny is required)').conflicts('allow'))
     .option('--reason <text>', 'why')
     .addOption(storeOption())
+    .addHelpText('after', EXIT_CODES.control)
     .action(async (runId: string, flags: Record<string, unknown>) => {
       if (flags['allow'] !== true && flags['deny'] !== true) {
         io.stderr.write('dualloop: approve needs --allow or --deny\n');
@@ -214,6 +198,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .description('Write a starter workflow (manifest, recorded model, tools module) that runs offline at once')
     .argument('[dir]', 'where to write it (default: the current directory; created when missing)')
     .option('--force', 'overwrite the starter files if they exist')
+    .addHelpText('after', EXIT_CODES.init)
     .action(async (dir: string | undefined, flags: Record<string, unknown>) => {
       const { initCommand } = await import('./commands/init-command.js');
       exitCode = await initCommand(dir, { force: flags['force'] === true }, io);
@@ -222,13 +207,14 @@ export function createProgram(): { readonly program: Command; exitCode(): number
   program
     .command('submit')
     .description('Queue a run of a manifest for `dualloop worker` processes (its workflow is the file name); prints the run id')
+    .usage('<manifest> --store <url> [options]')
     .argument('<manifest>', 'the manifest (YAML)')
-    .addOption(new Option('--store <url>', 'postgres:// URL of the runs and their queue (?schema=NAME&queueSchema=NAME)'))
+    .addOption(queueStoreOption())
     .option('--run-id <id>', 'the run id (default: run-<uuid>); a run id already queued runs once')
     .option('--priority <n>', 'queue priority: higher is taken first', integer)
     .option('--wait', 'follow the run until it ends and exit as `run` does')
     .option('--json', 'NDJSON on stdout')
-    .addHelpText('after', EXIT_CODES_HELP)
+    .addHelpText('after', EXIT_CODES.submit)
     .action(async (manifest: string, flags: Record<string, unknown>) => {
       const { submitCommand } = await import('./commands/submit-command.js');
       exitCode = await submitCommand(manifest, { wait: flags['wait'] === true, json: flags['json'] === true, ...pick<SubmitFlags>(flags, { store: 'store', runId: 'runId', priority: 'priority' }) }, io);
@@ -237,11 +223,13 @@ export function createProgram(): { readonly program: Command; exitCode(): number
   program
     .command('worker')
     .description('Execute queued runs of these manifests, slice by slice, until SIGTERM or Ctrl-C (which drains and exits 0)')
+    .usage('<manifest...> --store <url> [options]')
     .argument('<manifest...>', 'the manifests (YAML) whose runs this worker takes')
-    .addOption(new Option('--store <url>', 'postgres:// URL of the runs and their queue (?schema=NAME&queueSchema=NAME)'))
+    .addOption(queueStoreOption())
     .option('--concurrency <n>', 'slices run at once, per workflow (default 1)', positiveInteger)
     .option('--worker-id <id>', 'the name in slice lines (default <host>/pid-<pid>)')
     .option('--json', 'one JSON line per slice')
+    .addHelpText('after', EXIT_CODES.worker)
     .action(async (manifests: string[], flags: Record<string, unknown>) => {
       const { workerCommand } = await import('./commands/worker-command.js');
       exitCode = await workerCommand(manifests, { json: flags['json'] === true, ...pick<{ store: string; concurrency: number; workerId: string }>(flags, { store: 'store', concurrency: 'concurrency', workerId: 'workerId' }) }, io);
@@ -251,6 +239,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .command('validate')
     .description('Check a manifest without running it; every problem is listed with its YAML path and line')
     .argument('<manifest>', 'the manifest (YAML)')
+    .addHelpText('after', EXIT_CODES.validate)
     .action(async (manifest: string) => {
       const { validateCommand } = await import('./commands/validate-command.js');
       exitCode = await validateCommand(manifest, io);

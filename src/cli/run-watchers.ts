@@ -40,7 +40,7 @@ export interface RunWatchers {
 export function watchFlagProblem(flags: WatchFlags): string | undefined {
   const serves = flags.view === true || (flags.inspect === true && flags.inspectUrl === undefined);
   if (!serves && flags.host !== undefined) return '--host applies to --view and --inspect only';
-  if (flags.view !== true && flags.port !== undefined) return '--port is the viewer’s: it needs --view';
+  if (flags.view !== true && flags.port !== undefined) return "--port is the viewer's: it needs --view";
   return undefined;
 }
 

@@ -66,7 +66,7 @@ describe('a piped run that ends error', () => {
 
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/^stop: error — task "task-1" stopped: model failure: server_error: /m);
-    expect(result.stderr).toContain('continue it with: dualloop resume flaky --store runs.db');
+    expect(result.stderr).toMatch(/^continue it with: (npx )?dualloop resume flaky --store runs\.db$/m);
   });
 });
 

@@ -37,7 +37,7 @@ describe('Ctrl-C and resume', () => {
     expect(interrupted.code).toBe(130);
     const before = parseNdjson(interrupted.stdout);
     expect(before.at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'context_canceled', detail: 'interrupted by SIGINT' } });
-    expect(interrupted.stderr).toContain('continue it with: dualloop resume interrupted-1 --store runs.db');
+    expect(interrupted.stderr).toMatch(/^continue it with: (npx )?dualloop resume interrupted-1 --store runs\.db$/m);
 
     const resumed = await runCli(['resume', 'interrupted-1', '--store', 'runs.db'], { cwd: dir });
     expect(resumed.code).toBe(0);

@@ -91,6 +91,32 @@ describe('the live view model', () => {
   });
 });
 
+describe('the live view on a terminal that reports no size', () => {
+  it.each([
+    ['0 columns', { columns: 0, rows: 0 }],
+    ['no size', {}],
+  ])('on a terminal of %s: plain lines, no block redrawn in place', async (_, size) => {
+    const model = scriptedModel([{ text: 'five' }]);
+    const run = createKernel({ model }).start(['Add 2 and 3.']);
+    let written = '';
+    const stream = { write: (chunk: string) => ((written += chunk), true), isTTY: true, ...size, on: () => stream, off: () => stream, once: () => stream } as unknown as NodeJS.WriteStream;
+    const view = createLiveView({ stream, colors: plain, name: 'demo', runId: run.runId, actor: run.actor, tasks: [], outer: DEFAULT_BOUNDS.outer, refreshMs: 1 });
+    for await (const event of run) view.onEvent(event);
+    view.note('a note');
+    view.finish(await run.result);
+    expect(written).not.toContain('\u001b');
+    expect(written.split('\n')).toEqual([
+      `dualloop demo ${run.runId}`,
+      expect.stringMatching(/^✓ task 1\/1 task-1 {2}planner_stopped {2}the model answered without tool calls \(1 turn · /),
+      '  ↳ five',
+      'a note',
+      expect.stringMatching(/^✓ workflow {2}goal_achieved {2}/),
+      expect.stringMatching(/^ {2}1 task · 1 turn · /),
+      '',
+    ]);
+  });
+});
+
 describe('the live view while a task compacts or wraps up', () => {
   it('shows COMPACT while the compactor runs and WRAP_UP during the wrap-up call, from the actors’ snapshots', async () => {
     const pauses = pausePoints();

@@ -47,7 +47,7 @@ describe('--store postgres://… on every command', () => {
     const ran = await runCli(['run', `${ROOT}examples/expense-report.yaml`, '--store', url, '--run-id', 'pg-complete'], { cwd: dir });
     expect(ran.code, ran.stderr).toBe(0);
     expect(parseNdjson(ran.stdout).at(-1)).toMatchObject({ type: 'workflow_end', stop: { reason: 'goal_achieved' } });
-    expect(ran.stderr).toMatch(/details: dualloop audit pg-complete --store 'postgres:\/\/[^':]*@127\.0\.0\.1:\d+\/postgres\?schema=cli_[0-9a-f]+'/);
+    expect(ran.stderr).toMatch(/details: (npx )?dualloop audit pg-complete --store 'postgres:\/\/[^':]*@127\.0\.0\.1:\d+\/postgres\?schema=cli_[0-9a-f]+'/);
     expect(existsSync(`${dir}/postgres:`)).toBe(false);
     expect(onlyTestFiles(dir)).toEqual([]);
 

@@ -93,7 +93,7 @@ describe('the live view on a terminal', () => {
     expect(lines.filter((line) => line.startsWith('✓ workflow  goal_achieved  all 3 tasks finished'))).toHaveLength(1);
     // The status block was cleared at the end: no stale copy is left behind.
     expect(statusLines(final)).toEqual([]);
-    expect(lines.at(-1)).toBe('details: dualloop audit tty-1');
+    expect(lines.at(-1)).toMatch(/^details: (npx )?dualloop audit tty-1$/);
   });
 
   it('on Ctrl-C (SIGINT) says it is stopping, clears the status block, ends context_canceled and offers resume (exit 130)', async () => {
@@ -123,7 +123,7 @@ describe('the live view on a terminal', () => {
     const lines = final.split('\n');
     expect(lines).toContain('Ctrl-C: stopping the run and keeping its checkpoint (press Ctrl-C again to exit at once)');
     expect(lines.filter((line) => line.startsWith('⊘ workflow  context_canceled  interrupted by SIGINT'))).toHaveLength(1);
-    expect(lines).toContain('continue it with: dualloop resume tty-2 --store runs.db');
-    expect(lines.at(-1)).toBe('details: dualloop audit tty-2 --store runs.db');
+    expect(lines).toContainEqual(expect.stringMatching(/^continue it with: (npx )?dualloop resume tty-2 --store runs\.db$/));
+    expect(lines.at(-1)).toMatch(/^details: (npx )?dualloop audit tty-2 --store runs\.db$/);
   });
 });

@@ -88,7 +88,7 @@ describe('the packed package in a consumer project', () => {
     const dualloop = join(consumer, 'node_modules', '.bin', 'dualloop');
     const dir = mkdtempSync(join(consumer, 'init-'));
     const init = await run(NODE, [dualloop, 'init', 'starter'], { cwd: dir });
-    expect(init.stdout).toContain('npx dualloop run starter/dualloop.yaml');
+    expect(init.stdout).toMatch(/^run it \(offline, on the recorded model\): {2}(npx )?dualloop run starter\/dualloop\.yaml$/m);
     expect(readdirSync(join(dir, 'starter')).sort()).toEqual(['dualloop-tools.mjs', 'dualloop.cassette.yaml', 'dualloop.yaml']);
 
     const { stdout } = await run(NODE, [dualloop, 'run', 'starter/dualloop.yaml', '--run-id', 'starter-1'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });

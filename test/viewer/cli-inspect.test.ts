@@ -71,7 +71,7 @@ describe('dualloop run --inspect', () => {
     expect(badUrl.stderr).toContain('must be a WebSocket URL');
     const port = await runCli(['run', manifest, '--port', '8080'], { cwd: dir });
     expect(port.code).toBe(64);
-    expect(port.stderr).toContain('--port is the viewer’s: it needs --view');
+    expect(port.stderr).toContain("--port is the viewer's: it needs --view");
     const host = await runCli(['run', manifest, '--host', '0.0.0.0', '--inspect-url', 'ws://127.0.0.1:1'], { cwd: dir });
     expect(host.code).toBe(64);
     expect(host.stderr).toContain('--host applies to --view and --inspect only');

@@ -36,7 +36,7 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       });
       const workflow = await continueOnAWorker(flags.store, runId);
-      const next = workflow === undefined ? `it applies when the run is resumed (dualloop resume ${runId}${opened.hint})` : `a worker of ${workflow} continues the run`;
+      const next = workflow === undefined ? `it applies when the run is resumed (${io.command} resume ${runId}${opened.hint})` : `a worker of ${workflow} continues the run`;
       io.stdout.write(`approval ${approvalId} of run ${runId}: ${request.answer === 'approve' ? 'allowed' : 'denied'}; ${next}\n`);
     }
     return EXIT.completed;

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { displayPath } from '../../manifest/load-manifest.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
+import { shellWord } from '../postgres-url.js';
 import { STARTER_MANIFEST, starterFiles } from '../starter-files.js';
 
 export interface InitFlags {
@@ -28,7 +29,7 @@ export async function initCommand(dir: string | undefined, flags: InitFlags, io:
   for (const [name, content] of Object.entries(files)) writeFileSync(resolve(target, name), content);
   const manifest = displayPath(resolve(target, STARTER_MANIFEST), io.cwd);
   io.stdout.write(`wrote ${Object.keys(files).map((name) => displayPath(resolve(target, name), io.cwd)).join(', ')}\n`);
-  io.stdout.write(`run it (offline, on the recorded model):  npx dualloop run ${manifest}\n`);
+  io.stdout.write(`run it (offline, on the recorded model):  ${io.command} run ${shellWord(manifest)}\n`);
   return EXIT.completed;
 }
 

@@ -39,7 +39,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   }
   const { options } = mcp;
   const manifestStore = loaded.manifest.store === undefined ? undefined : resolve(loaded.directory, loaded.manifest.store.path);
-  const opened = await openCommandStore({ flag: flags.store, ...(manifestStore === undefined ? {} : { manifestStore }), create: true }, io);
+  const opened = await openCommandStore({ flag: flags.store, ...(manifestStore === undefined ? {} : { manifestStore }), create: true, memory: true }, io);
   if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
   let watchers: RunWatchers | undefined;

@@ -26,15 +26,27 @@ export interface LiveViewOptions {
   readonly refreshMs?: number;
 }
 
+/** Where the view writes: a block redrawn in place, and lines kept above it. */
+interface Screen {
+  (block: string): void;
+  persist(line: string): void;
+  clear(): void;
+  done(): void;
+}
+
 /**
  * The terminal view: a status block redrawn in place (outer and inner state, task i/n, turn,
  * tool calls, tokens and cost against their bounds, elapsed against the deadlines) above which
  * each finished task leaves one line. Written with log-update, which redraws only changed lines.
+ * A terminal that reports no size (0 columns or rows, as a pty made by `script` without a
+ * terminal around it) gets the lines alone, without the block: wrapped to zero columns, every
+ * character would take a line of its own.
  */
 export function createLiveView(options: LiveViewOptions): RunOutput {
   const { stream, colors, actor } = options;
   const now = options.now ?? Date.now;
-  const update = createLogUpdate(stream);
+  const sized = (stream.columns ?? 0) > 0 && (stream.rows ?? 0) > 0;
+  const update: Screen = sized ? createLogUpdate(stream) : plainLines(stream, `${colors.cyan('dualloop')} ${colors.bold(options.name)} ${colors.dim(options.runId)}`);
   const startedAt = now();
   const elapsedBefore = options.before?.metrics.runtimeMs ?? 0;
   let progress: ProgressState = initialProgress(options.before?.metrics, options.before?.tasksDone ?? 0);
@@ -62,8 +74,9 @@ export function createLiveView(options: LiveViewOptions): RunOutput {
   const draw = () => {
     if (!finished) update(frame());
   };
-  const timer = setInterval(draw, options.refreshMs ?? 100);
-  timer.unref();
+  // The clocks of the block tick between events; plain lines have no block to redraw.
+  const timer = sized ? setInterval(draw, options.refreshMs ?? 100) : undefined;
+  timer?.unref();
 
   return {
     onEvent(event: KernelEvent) {
@@ -71,7 +84,7 @@ export function createLiveView(options: LiveViewOptions): RunOutput {
       progress = reduceProgress(progress, event);
       if (event.type === 'task_end') {
         const total = Math.max(taskTotal(progress), options.tasks.length);
-        const width = Math.max(40, (stream.columns ?? 100) * 2 - 8);
+        const width = sized ? Math.max(40, stream.columns * 2 - 8) : undefined;
         update.persist(renderTaskEnd({ id: event.taskId, index: event.taskIndex, total }, event.stop, event.counters, colors, answer, width));
       } else if (event.type === 'error' || event.type === 'warning') {
         update.persist(colors.dim(`${event.type}: ${event.message}`));
@@ -91,4 +104,10 @@ export function createLiveView(options: LiveViewOptions): RunOutput {
       draw();
     },
   };
+}
+
+/** The view without a block: a header line, then each kept line as it comes. */
+function plainLines(stream: NodeJS.WriteStream, header: string): Screen {
+  stream.write(`${header}\n`);
+  return Object.assign(() => undefined, { persist: (line: string) => void stream.write(`${line}\n`), clear: () => undefined, done: () => undefined });
 }
