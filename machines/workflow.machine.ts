@@ -36,6 +36,9 @@ import { clearQueue, enqueue } from '../src/contracts/queues.js';
 import {
   branchId,
   busyTaskIds,
+  handOver,
+  tasksFor,
+  waitsInQueue,
   dropFinished,
   dropPicked,
   finishedResult,
@@ -148,12 +151,13 @@ const workflowSetup = effects.extend({
     }),
     stopAtSessionDeadline: assign(({ context }) => ({ stop: sessionDeadlineStop(context) })),
     stopOnAbort: assign(({ event }) => (event.type === 'ABORT' ? { stop: event.stop } : {})),
-    queueSteering: assign(({ context, event }) => (event.type === 'STEER' ? { queues: enqueue(context.queues, 'steering', event.message) } : {})),
-    queueFollowUp: assign(({ context, event }) => (event.type === 'FOLLOW_UP' ? { queues: enqueue(context.queues, 'followUp', event.message) } : {})),
+    queueSteering: assign(({ context, event }) => (event.type === 'STEER' && waitsInQueue(context, event.message) ? { queues: enqueue(context.queues, 'steering', event.message) } : {})),
+    queueFollowUp: assign(({ context, event }) => (event.type === 'FOLLOW_UP' && waitsInQueue(context, event.message) ? { queues: enqueue(context.queues, 'followUp', event.message) } : {})),
     clearQueue: assign(({ context, event }) => (event.type === 'CLEAR_QUEUE' ? { queues: clearQueue(context.queues, event.queue) } : {})),
-    /** STEER, FOLLOW_UP and CLEAR_QUEUE reach every running task too. */
+    /** STEER and FOLLOW_UP reach the running tasks they are for, CLEAR_QUEUE every running task. */
     forwardToTasks: effects.enqueueActions(({ context, event, enqueue: queue }) => {
-      for (const active of context.branches.running) queue.sendTo(branchId(context, active.task.id), event);
+      const message = event.type === 'STEER' || event.type === 'FOLLOW_UP' ? event.message : undefined;
+      for (const active of tasksFor(context, message)) queue.sendTo(branchId(context, active.task.id), event);
     }),
     /** PICK answered: the tasks to gate (and those that ended without running), or the stop that ends the run. */
     recordPick: assign(({ context, event }) => recordPick(context, outputOf<TaskSourceOutput>(event))),
@@ -168,9 +172,14 @@ const workflowSetup = effects.extend({
     }),
     /** An actor answered at this clock time. */
     recordAnswerTime: assign(({ event }) => ({ lastAt: outputOf<{ at: number }>(event).at })),
-    /** Resume: the tasks that were running start again from their resume points. */
+    /** Resume: the tasks that were running start again from their resume points, each with the waiting messages for it. */
     startRestoredTasks: effects.enqueueActions(({ context, enqueue: queue }) => {
-      for (const active of context.branches.running) queue.spawnChild('taskLoop', { id: branchId(context, active.task.id), input: turnInputFor(context, active) });
+      let current = context;
+      for (const active of context.branches.running) {
+        queue.spawnChild('taskLoop', { id: branchId(current, active.task.id), input: turnInputFor(current, active) });
+        current = { ...current, ...handOver(current, active.task.id) };
+      }
+      if (current.queues !== context.queues) queue.assign({ queues: current.queues });
     }),
     /** The gate allowed the first picked task: its turn machine starts, its clock at the decision. */
     startPickedTask: effects.enqueueActions(({ context, event, enqueue: queue }) => {

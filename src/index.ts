@@ -2,7 +2,7 @@
 export { runWorkflow } from './kernel/run-workflow.js';
 export { createKernel } from './kernel/create-kernel.js';
 export type { Kernel, ResumeOptions, StartOptions } from './kernel/create-kernel.js';
-export type { WorkflowRun } from './kernel/workflow-run.js';
+export type { MessageOptions, WorkflowRun } from './kernel/workflow-run.js';
 export type { KernelOptions } from './kernel/options.js';
 export type { InspectObserver, KernelLogger } from './events/observers.js';
 export type { ToolExecution } from './tools/tool-port.js';

@@ -64,7 +64,7 @@ export const MetricsSchema = lazySchema(() => z.object({
   runtimeMs: z.number().nonnegative(),
 }));
 
-const QueuedSchema = lazySchema(() => z.object({ id: z.number().int(), content: z.string() }));
+const QueuedSchema = lazySchema(() => z.object({ id: z.number().int(), content: z.string(), taskId: z.string().optional() }));
 export const QueuesSchema = lazySchema(() => z.object({ steering: z.array(QueuedSchema()), followUp: z.array(QueuedSchema()) }));
 
 export const TaskSpecSchema = lazySchema(() => z.object({

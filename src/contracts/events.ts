@@ -110,7 +110,7 @@ export type KernelEventBody =
       readonly reason: string;
       readonly approvalId?: string;
     }
-  | { readonly type: 'message_queued'; readonly queue: 'steering' | 'followUp'; readonly id: number; readonly content: string }
+  | { readonly type: 'message_queued'; readonly queue: 'steering' | 'followUp'; readonly id: number; readonly content: string; readonly taskId?: string }
   | { readonly type: 'queue_cleared'; readonly queue: QueueName }
   | { readonly type: 'plan_created'; readonly strategy: PlanStrategyName; readonly version: number; readonly steps: readonly PlanStepView[] }
   | {

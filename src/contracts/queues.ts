@@ -2,6 +2,8 @@
 export interface QueuedMessage {
   readonly id: number;
   readonly content: string;
+  /** For one task of a graph only (`run.steer(message, { taskId })`); otherwise for whichever task takes it. */
+  readonly taskId?: string;
 }
 
 export interface MessageQueues {
@@ -44,4 +46,11 @@ export function enqueue(queues: MessageQueues, name: 'steering' | 'followUp', me
   return name === 'steering'
     ? { ...queues, steering: [...queues.steering, message] }
     : { ...queues, followUp: [...queues.followUp, message] };
+}
+
+/** The messages of a queue that a task may take: those for any task and those for it. */
+export function queuesFor(queues: MessageQueues, taskId: string): MessageQueues {
+  const mine = (message: QueuedMessage) => message.taskId === undefined || message.taskId === taskId;
+  if (queues.steering.every(mine) && queues.followUp.every(mine)) return queues;
+  return { steering: queues.steering.filter(mine), followUp: queues.followUp.filter(mine) };
 }

@@ -29,7 +29,7 @@ import { watchRunControls } from './run-controls.js';
 import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspension.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
 import { RunTools } from '../tools/run-tools.js';
-import type { WorkflowRun } from './workflow-run.js';
+import type { MessageOptions, WorkflowRun } from './workflow-run.js';
 import { ToolStartLedger } from './tool-start-ledger.js';
 import { CallIndexes } from './call-indexes.js';
 import { SpendLedger } from './spend-ledger.js';
@@ -253,12 +253,17 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   let nextQueueId = 1 + Math.max(0, ...plan.progress.queues.steering.map((message) => message.id), ...plan.progress.queues.followUp.map((message) => message.id));
   // Each queue change is also an event: appended to the store's log at once, so a crash before
   // the next checkpoint loses no queued message (resume replays them, src/kernel/resume-plan.ts).
-  const queue = (type: 'STEER' | 'FOLLOW_UP', content: string) => {
+  const queue = (type: 'STEER' | 'FOLLOW_UP', content: string, options: MessageOptions | undefined) => {
+    const what = type === 'STEER' ? 'steer' : 'followUp';
     if (typeof content !== 'string' || content === '') {
-      throw new ConfigError({ message: `Invalid ${type === 'STEER' ? 'steer' : 'followUp'} message`, issues: [{ path: 'message', message: 'must be a non-empty string' }] });
+      throw new ConfigError({ message: `Invalid ${what} message`, issues: [{ path: 'message', message: 'must be a non-empty string' }] });
+    }
+    const taskId = options?.taskId;
+    if (taskId !== undefined && !isTaskOf(plan.tasks, taskId)) {
+      throw new ConfigError({ message: `Invalid ${what} options`, issues: [{ path: 'taskId', message: `"${String(taskId)}" is not a task of run ${runId} (${plan.tasks.map((task) => `"${task.id}"`).join(', ')})` }] });
     }
     if (ended) return;
-    const message = { id: nextQueueId++, content };
+    const message = { id: nextQueueId++, content, ...(taskId === undefined ? {} : { taskId }) };
     actor.send({ type, message });
     sink.emit({ type: 'message_queued', queue: type === 'STEER' ? 'steering' : 'followUp', ...message });
   };
@@ -271,7 +276,7 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   // Commands sent from other processes act exactly as abort() and steer() here (ADR/0184).
   const stopWatching = watchRunControls(deps.store, runId, fence, (command) => {
     if (command.kind === 'cancel') abortWith({ reason: 'context_canceled', detail: `cancelled from another process${command.reason === undefined ? '' : `: ${command.reason}`}`, at: clock.now() });
-    else if (command.kind === 'steer') queue('STEER', command.message);
+    else if (command.kind === 'steer') queue('STEER', command.message, undefined);
   });
   void result.then(stopWatching);
 
@@ -280,8 +285,8 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     result,
     actor,
     abort: (reason) => abortWith({ reason: 'context_canceled', detail: reason ?? 'aborted by the caller', at: clock.now() }),
-    steer: (message) => queue('STEER', message),
-    followUp: (message) => queue('FOLLOW_UP', message),
+    steer: (message, options) => queue('STEER', message, options),
+    followUp: (message, options) => queue('FOLLOW_UP', message, options),
     clearSteering: () => clear('steering'),
     clearFollowUp: () => clear('followUp'),
     clearAllQueues: () => clear('all'),
@@ -306,4 +311,11 @@ function guardedInspect(observer: InspectObserver, fail: (error: unknown) => voi
 function restoredCallIndex(progress: WorkflowProgress): number {
   const restored = progress.active !== undefined ? [progress.active] : (progress.branches ?? []);
   return Math.max(progress.modelCallIndex, ...restored.map((active) => active.point.modelCallIndex));
+}
+
+/** A task of the run, or one of its fan-out items (`<taskId>[<position>]`). */
+function isTaskOf(tasks: readonly TaskSpec[], taskId: unknown): boolean {
+  if (typeof taskId !== 'string') return false;
+  const item = /^(.*)\[\d+\]$/.exec(taskId);
+  return tasks.some((task) => task.id === taskId || (item !== null && task.id === item[1] && task.forEach !== undefined));
 }

@@ -24,7 +24,7 @@ import type { LaunchPlan } from './launch-run.js';
 function replayQueueEvents(queues: MessageQueues, events: readonly KernelEvent[]): MessageQueues {
   let replayed = queues;
   for (const event of events) {
-    if (event.type === 'message_queued') replayed = enqueue(replayed, event.queue, { id: event.id, content: event.content });
+    if (event.type === 'message_queued') replayed = enqueue(replayed, event.queue, { id: event.id, content: event.content, ...(event.taskId === undefined ? {} : { taskId: event.taskId }) });
     else if (event.type === 'queue_cleared') replayed = clearQueue(replayed, event.queue);
   }
   return replayed;

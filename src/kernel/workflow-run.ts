@@ -2,6 +2,11 @@ import type { AnyActorRef } from 'xstate';
 import type { KernelEvent } from '../contracts/events.js';
 import type { WorkflowResult } from '../contracts/results.js';
 
+/** Whom a steering or follow-up message is for: one task (a graph's, by id), or whichever runs. */
+export interface MessageOptions {
+  readonly taskId?: string;
+}
+
 /**
  * A running workflow. Iterate it for its events (`for await (const event of run)`); await
  * `result` for the outcome, which always resolves — a failed model, tool, store or gate ends the
@@ -14,10 +19,13 @@ export interface WorkflowRun extends AsyncIterable<KernelEvent> {
   readonly actor: AnyActorRef;
   /** Pre-emptive: the in-flight model call and tools see their AbortSignal; the run ends `context_canceled`. */
   abort(reason?: string): void;
-  /** Delivered after the current tool batch, before the next model call. */
-  steer(message: string): void;
-  /** Delivered when the model would stop; it then goes on. */
-  followUp(message: string): void;
+  /**
+   * Delivered after the current tool batch, before the next model call. In a graph, to every
+   * running task (or, when none runs, the next that starts), or to `taskId` alone (docs/steering.md).
+   */
+  steer(message: string, options?: MessageOptions): void;
+  /** Delivered when the model would stop; it then goes on. Addressed as `steer`. */
+  followUp(message: string, options?: MessageOptions): void;
   clearSteering(): void;
   clearFollowUp(): void;
   clearAllQueues(): void;

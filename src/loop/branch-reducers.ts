@@ -4,7 +4,7 @@
  * ended and owe a checkpoint, which halted. A list has at most one task there at a time; a graph
  * up to `maxParallelTasks` (ADR/0420). No effects, no clock.
  */
-import { mergeQueues, withoutIds } from '../contracts/queues.js';
+import { mergeQueues, queuesFor, withoutIds, type QueuedMessage } from '../contracts/queues.js';
 import type { TaskResult, WorkflowMetrics } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import { isResumableStop } from '../contracts/stop-rules.js';
@@ -122,7 +122,36 @@ export function recordPick(context: WorkflowContext, output: TaskSourceOutput): 
 export function startPicked(context: WorkflowContext, at: number): Partial<WorkflowContext> {
   const [first, ...rest] = context.branches.picked;
   if (first === undefined) return {};
-  return { lastAt: at, branches: { ...context.branches, picked: rest, running: [...context.branches.running, first] } };
+  return { lastAt: at, ...handOver(context, first.task.id), branches: { ...context.branches, picked: rest, running: [...context.branches.running, first] } };
+}
+
+/**
+ * A graph's task that starts takes the waiting messages for it (turnInputFor gives them to it):
+ * they leave the workflow's queues, so that no other task delivers them too. A list keeps them
+ * there until its task delivered them, as it always did.
+ */
+export function handOver(context: WorkflowContext, taskId: string): Partial<WorkflowContext> {
+  if (!context.settings.graph) return {};
+  const taken = queuesFor(context.queues, taskId);
+  const ids = new Set([...taken.steering, ...taken.followUp].map((message) => message.id));
+  return ids.size === 0 ? {} : { queues: withoutIds(context.queues, ids) };
+}
+
+/**
+ * Where a steering or follow-up message goes: in a list, to the workflow's queue (and the running
+ * task). In a graph, straight to the tasks it is for when they run — every running task, or the
+ * named one — else it waits in the workflow's queue for the next task it is for to start.
+ */
+export function waitsInQueue(context: WorkflowContext, message: QueuedMessage): boolean {
+  if (!context.settings.graph) return true;
+  const { running } = context.branches;
+  return message.taskId === undefined ? running.length === 0 : !running.some((active) => active.task.id === message.taskId);
+}
+
+/** The running tasks a steering, follow-up or clear event is for. */
+export function tasksFor(context: WorkflowContext, message: QueuedMessage | undefined): readonly ActiveTask[] {
+  const { running } = context.branches;
+  return message?.taskId === undefined ? running : running.filter((active) => active.task.id === message.taskId);
 }
 
 /**

@@ -2,6 +2,7 @@
  * Pure functions the workflow machine uses in its `assign` actions. No effects, no clock. The
  * tasks between TASK_SELECT and their checkpoint are src/loop/branch-reducers.ts's.
  */
+import { mergeQueues, queuesFor } from '../contracts/queues.js';
 import { isResumableStop } from '../contracts/stop-rules.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { TurnInput } from '../contracts/turn-protocol.js';
@@ -44,8 +45,9 @@ export function turnInputFor(context: WorkflowContext, active: ActiveTask): Turn
       ...(bounds.maxCostUsd === undefined ? {} : { maxCostUsd: bounds.maxCostUsd }),
     },
     progress: active.point.progress,
-    // The workflow's queues are authoritative: messages queued between tasks go to the next one.
-    queues: context.queues,
+    // A list: the workflow's queues are authoritative, messages queued between tasks go to the
+    // next one. A graph's task takes the waiting messages for it, with those it had (a resume).
+    queues: context.settings.graph ? mergeQueues(active.point.queues, queuesFor(context.queues, active.task.id)) : queuesFor(context.queues, active.task.id),
     modelCallIndex: Math.max(context.modelCallIndex, active.point.modelCallIndex),
     startedAt: context.lastAt,
   };

@@ -183,3 +183,35 @@ describe('one set of bounds across branches', () => {
     expect(Object.fromEntries(resumed.tasks.map((task) => [task.taskId, task.output]))).toEqual({ p: 'p done', q: 'q done', r: 'r done' });
   });
 });
+
+describe('steering a graph', () => {
+  it('delivers a message to the named task alone, or to every running task', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const wait = defineTool({ name: 'wait', description: 'Waits.', parameters: z.object({}), execute: async () => (await gate, 'waited') });
+    const model = scriptedModel((call): ScriptStep => {
+      const turn = call.messages.filter((message) => message.role === 'assistant').length;
+      return turn === 0 ? { toolCalls: [{ name: 'wait', id: `${taskOf(call)}-1` }] } : { text: `${taskOf(call)} done` };
+    });
+    const kernel = createKernel({ model, tools: [wait], bounds: { outer: { maxParallelTasks: 2 } } });
+    const run = kernel.start([{ id: 'left', description: 'left', dependsOn: [] }, { id: 'right', description: 'right', dependsOn: [] }]);
+    let waiting = 0;
+    for await (const event of run) {
+      if (event.type === 'tool_execution_start') waiting += 1;
+      if (waiting === 2) break;
+    }
+    run.steer('only for the left one', { taskId: 'left' });
+    run.steer('for everyone');
+    expect(() => run.steer('nobody', { taskId: 'middle' })).toThrow(/"middle" is not a task of run/);
+    release();
+    await run.result;
+    const steeredBy = (task: string) =>
+      model.calls
+        .filter((call) => taskOf(call) === task)
+        .flatMap((call) => call.messages)
+        .filter((message) => message.role === 'user' && message.source === 'steering')
+        .map((message) => message.content);
+    expect([...new Set(steeredBy('left'))]).toEqual(['only for the left one', 'for everyone']);
+    expect([...new Set(steeredBy('right'))]).toEqual(['for everyone']);
+  });
+});
