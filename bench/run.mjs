@@ -50,6 +50,7 @@ const FULL = {
   setup: { runs: 5000, reps: 5, warmupRuns: 500, warmupMs: 2000 },
   capacity: { inFlight: 20000, delayMs: 20 },
   growth: { tasks: 200, warmupTasks: 50 },
+  graph: { reps: 7, delayMs: 20, branches: 10 },
   importProcesses: 15,
 };
 const QUICK = {
@@ -58,6 +59,7 @@ const QUICK = {
   setup: { runs: 1000, reps: 5, warmupRuns: 200, warmupMs: 500 },
   capacity: undefined,
   growth: { tasks: 200, warmupTasks: 20 },
+  graph: { reps: 3, delayMs: 20, branches: 10 },
   importProcesses: 7,
 };
 const CHILD_TIMEOUT_MS = 30 * 60_000;
@@ -199,10 +201,11 @@ async function measureTable(options, ids) {
   const measured = [];
   for (const id of ids) measured.push(await measureSystem(id, config, options.quick));
   const growth = options.only === undefined || options.only.includes('dualloop-sqlite') ? await runChild(config.growth, 'growth.mjs') : undefined;
+  const graph = ids.includes('dualloop') ? await runChild(config.graph, 'graph.mjs') : undefined;
   const rows = buildSystemRows(measured);
   const setup = Object.fromEntries(measured.filter((item) => item.setup !== undefined).map((item) => [item.id, item.setup]));
   const capacity = Object.fromEntries(measured.filter((item) => item.capacity !== undefined).map((item) => [item.id, item.capacity]));
-  const { summary, summaryBasis, goals, goalsMet } = buildSummary({ rows, setup, growth, importTime });
+  const { summary, summaryBasis, goals, goalsMet } = buildSummary({ rows, setup, growth, importTime, graph });
   const checkpointing = checkpointFigure(rows);
   const overhead = overheadFigure(rows);
   const table = markdownTable(rows, config);
@@ -226,6 +229,7 @@ async function measureTable(options, ids) {
     capacity,
     importTime,
     growth,
+    graph,
     checkpointing,
     overhead,
     table,

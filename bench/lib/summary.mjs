@@ -19,6 +19,7 @@ export const GOALS = {
   bytesPerTurnGrowth: { max: 1.2 },
   durableVsLangGraph: { min: 6 },
   importMs: { max: 80 },
+  graphVsOneTask: { max: 1.5 },
 };
 
 /** Tasks at each end of the growth run whose medians are compared (one task alone is too noisy on shared cores). */
@@ -35,7 +36,7 @@ function endsRatio(perTask, key) {
   return divide(median(values.slice(-GROWTH_WINDOW)), median(values.slice(0, GROWTH_WINDOW)));
 }
 
-export function buildSummary({ rows, setup, growth, importTime }) {
+export function buildSummary({ rows, setup, growth, importTime, graph }) {
   const row = (id) => rows.find((candidate) => candidate.id === id && candidate.status === 'ok');
   const [floor, dualloop, sqlite, langgraph] = ['floor', 'dualloop', 'dualloop-sqlite', 'langgraph-sqlite'].map(row);
   const usPerTurn = (system) => system?.sequential?.cpuUsPerTurn.median;
@@ -52,6 +53,7 @@ export function buildSummary({ rows, setup, growth, importTime }) {
     bytesPerTurnGrowth: round(growth === undefined ? undefined : endsRatio(growth.perTask, bytesKey)),
     durableVsLangGraph: round(divide(usPerTurn(langgraph), usPerTurn(sqlite))),
     importMs: round(importTime?.median, 1),
+    graphVsOneTask: round(graph?.ratio.median),
   };
   const basis = {
     vsFloor: `CPU: dualloop (memoryStore) ${round(usPerTurn(dualloop), 1)} µs/turn ÷ the floor's ${round(usPerTurn(floor), 1)} (medians, sequential, 10-turn workload); wall: ${round(wallUsPerTurn(dualloop), 1)} ÷ ${round(wallUsPerTurn(floor), 1)} = ${round(divide(wallUsPerTurn(dualloop), wallUsPerTurn(floor)))}`,
@@ -62,6 +64,7 @@ export function buildSummary({ rows, setup, growth, importTime }) {
     bytesPerTurnGrowth: `same run, ${bytesKey === 'writtenBytesPerTurn' ? 'bytes the main thread passed to write(2) (wchar)' : 'bytes of the rows added'} per turn, last ${GROWTH_WINDOW} tasks ÷ first ${GROWTH_WINDOW} (medians)`,
     durableVsLangGraph: `CPU: dualloop (sqliteStore) checkpointed turns/s ÷ LangGraph.js SqliteSaver's = ${round(usPerTurn(langgraph), 0)} µs/turn ÷ ${round(usPerTurn(sqlite), 0)} µs/turn; wall: ${round(wallUsPerTurn(langgraph), 0)} ÷ ${round(wallUsPerTurn(sqlite), 0)} = ${round(divide(wallUsPerTurn(langgraph), wallUsPerTurn(sqlite)))}`,
     importMs: `cold import('dualloop') (the package's root entry) in a fresh process, median of ${importTime?.samples.length ?? 0}`,
+    graphVsOneTask: `wall time of ${graph?.branches ?? '—'} independent ${graph?.turns ?? '—'}-turn tasks with maxParallelTasks ${graph?.branches ?? '—'} ÷ one such task's, ${graph?.delayMs ?? '—'} ms model: ${round(graph?.graphMs.median, 0)} ms ÷ ${round(graph?.oneTaskMs.median, 0)} ms (median of the per-rep ratios)`,
   };
   const met = Object.fromEntries(
     Object.entries(GOALS).map(([key, goal]) => [key, summary[key] === null ? null : goal.max !== undefined ? summary[key] <= goal.max : summary[key] >= goal.min]),
@@ -78,7 +81,7 @@ export function summaryLines({ summary, goals, goalsMet, summaryBasis }) {
 }
 
 /** What the issue measured before (issue 16, "today"), for the table in docs/performance.md. */
-const BEFORE = { vsFloor: '2.54', setupUs: '744', pausedHeapKiB: '31.1', concurrentVsFloor: '2.7', growth: '13.6', bytesPerTurnGrowth: '~13', durableVsLangGraph: '6.4', importMs: '204–331' };
+const BEFORE = { vsFloor: '2.54', setupUs: '744', pausedHeapKiB: '31.1', concurrentVsFloor: '2.7', growth: '13.6', bytesPerTurnGrowth: '~13', durableVsLangGraph: '6.4', importMs: '204–331', graphVsOneTask: '— (no graphs)' };
 
 /** The summary as a markdown table (printed by run.mjs, pasted into docs/performance.md). */
 export function summaryMarkdown({ summary, goals, goalsMet }) {
