@@ -233,18 +233,6 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     ...(spans?.traceParent === undefined ? {} : { traceParent: spans.traceParent }),
   });
   for (const message of plan.warnings ?? []) sink.emit({ type: 'warning', message });
-  if (plan.ready === undefined) actor.start();
-  else {
-    // The actor starts once the store is ready; a failure ends the run `error` before any task runs.
-    plan.ready.then(
-      () => actor.start(),
-      (error: unknown) => {
-        unrecorded = true;
-        actor.start();
-        failRun('store', `store failed before the run started: ${describeError(error)}`);
-      },
-    );
-  }
   for (const signal of abortSignals) {
     if (signal.aborted) onSignal();
     else signal.addEventListener('abort', onSignal, { once: true });
@@ -274,11 +262,25 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   };
 
   // Commands sent from other processes act exactly as abort() and steer() here (ADR/0184).
-  const stopWatching = watchRunControls(deps.store, runId, fence, (command) => {
+  const controls = watchRunControls(deps.store, runId, fence, (command) => {
     if (command.kind === 'cancel') abortWith({ reason: 'context_canceled', detail: `cancelled from another process${command.reason === undefined ? '' : `: ${command.reason}`}`, at: clock.now() });
     else if (command.kind === 'steer') queue('STEER', command.message, undefined);
   });
-  void result.then(stopWatching);
+  void result.then(controls.stop);
+  // A resume starts once the commands sent while it was parked are in (they reach its first turn);
+  // a new run once the store recorded it. A failure there ends the run `error` before any task runs.
+  const ready = plan.resumed ? Promise.all([plan.ready, controls.first]) : plan.ready;
+  if (ready === undefined) actor.start();
+  else {
+    ready.then(
+      () => actor.start(),
+      (error: unknown) => {
+        unrecorded = true;
+        actor.start();
+        failRun('store', `store failed before the run started: ${describeError(error)}`);
+      },
+    );
+  }
 
   return {
     runId,

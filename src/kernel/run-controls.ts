@@ -13,8 +13,8 @@ export const CONTROL_POLL_MS = 250;
  * (ADR/0186) — so the kernel does not poll it. Returns the function that stops watching. Stores
  * without a control channel (memory) are not watched.
  */
-export function watchRunControls(store: CheckpointStore, runId: string, fence: RunFence, apply: (command: ControlCommand) => void): () => void {
-  if (!hasControlChannel(store)) return () => undefined;
+export function watchRunControls(store: CheckpointStore, runId: string, fence: RunFence, apply: (command: ControlCommand) => void): RunControlWatch {
+  if (!hasControlChannel(store)) return { stop: () => undefined, first: Promise.resolve() };
   let stopped = false;
   let busy = false;
   let again = false;
@@ -41,10 +41,22 @@ export function watchRunControls(store: CheckpointStore, runId: string, fence: R
   const unsubscribe = store.watchControls?.(runId, () => void take());
   const timer = unsubscribe === undefined ? setInterval(() => void take(), CONTROL_POLL_MS) : undefined;
   timer?.unref();
-  void take();
-  return () => {
-    stopped = true;
-    if (timer !== undefined) clearInterval(timer);
-    unsubscribe?.();
+  return {
+    first: take(),
+    stop: () => {
+      stopped = true;
+      if (timer !== undefined) clearInterval(timer);
+      unsubscribe?.();
+    },
   };
+}
+
+export interface RunControlWatch {
+  /** Stops watching. */
+  stop(): void;
+  /**
+   * The first look, done: commands sent while the run was parked or crashed are applied. A resume
+   * starts its machines after it, so such a steer reaches the first turn (ADR/0429).
+   */
+  readonly first: Promise<void>;
 }
