@@ -32,6 +32,7 @@ export function notAManifest(value: unknown, source: YamlSource): SourceIssue | 
 
 /** `tasks` is required unless a plan strategy plans from `goal`; said whether or not the schema passed. */
 export function missingTasks(value: unknown, source: YamlSource): SourceIssue | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
   const fields = value as Readonly<Record<string, unknown>>;
   if (fields['tasks'] !== undefined || fields['goal'] !== undefined) return undefined;
   return withLine(source, ['tasks'], 'required (or a `goal` for a plan strategy)');
