@@ -44,7 +44,8 @@ export function validatePostgresOptions(connection: PostgresConnection, options:
   const value = (typeof connection === 'object' && connection !== null ? connection : {}) as { connectionString?: unknown; pool?: unknown };
   const hasString = typeof value.connectionString === 'string' && value.connectionString.trim() !== '';
   const hasPool = typeof value.pool === 'object' && value.pool !== null && typeof (value.pool as { query?: unknown }).query === 'function';
-  if (hasString === hasPool) issues.push({ path: 'connection', message: 'give exactly one of connectionString (a postgres:// URL) or pool (a pg.Pool)' });
+  if (!hasPool && !hasString && 'connectionString' in value) issues.push({ path: 'connectionString', message: missingConnectionString(value.connectionString) });
+  else if (hasString === hasPool) issues.push({ path: 'connection', message: 'give exactly one of connectionString (a postgres:// URL) or pool (a pg.Pool)' });
   // A URL of another database is refused here, not at the first write; only its scheme is named (the rest may hold a password).
   const scheme = hasString ? /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(value.connectionString as string)?.[1] : undefined;
   if (scheme !== undefined && !/^postgres(ql)?$/i.test(scheme)) issues.push({ path: 'connectionString', message: `must be a postgres:// or postgresql:// URL, not ${scheme}://` });
@@ -58,4 +59,13 @@ export function validatePostgresOptions(connection: PostgresConnection, options:
   if (!Number.isInteger(reconnectMs) || reconnectMs < 0) issues.push({ path: 'reconnectMs', message: 'must be a non-negative integer of milliseconds' });
   if (issues.length > 0) throw new ConfigError({ message: 'Invalid postgresStore options', issues });
   return { schema, maxConnections, safetyPollMs, reconnectMs };
+}
+
+/**
+ * `{ connectionString: process.env.DATABASE_URL }` with the variable unset is the usual way to get
+ * here: the message names the variable people keep the URL in, so that the fix is one step away.
+ */
+function missingConnectionString(given: unknown): string {
+  const got = given === undefined ? 'undefined' : typeof given === 'string' ? 'an empty string' : typeof given;
+  return `missing (got ${got}): give a postgres:// URL; read from the environment (process.env.DATABASE_URL), check that DATABASE_URL is set`;
 }

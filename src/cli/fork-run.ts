@@ -12,6 +12,7 @@ import type { LoadedManifest } from '../manifest/load-manifest.js';
 import { createManifestKernel } from '../manifest/manifest-kernel.js';
 import type { SourceIssue } from '../manifest/yaml-source.js';
 import type { CommandStore } from './store-target.js';
+import { launchManifest } from './launch-manifest.js';
 import { prepareManifest } from './prepare-manifest.js';
 import { addManifestMcp } from './manifest-mcp.js';
 
@@ -34,19 +35,11 @@ const INNER = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs'] as const;
 
 /** Forks; rejects with the kernel's ConfigError or RunError (unknown run, missing point, taken id). */
 export async function forkStoredRun(opened: CommandStore, request: ForkRequest, cwd: string): Promise<ForkOutcome> {
-  const launch = await opened.launches.load(request.sourceRunId);
-  const manifestPath = request.manifest ?? launch?.manifestPath;
-  if (manifestPath === undefined) {
-    const known = (await opened.store.getRun(request.sourceRunId)) !== undefined;
-    return {
-      ok: false,
-      problem: 'no_manifest',
-      message: known ? `run ${request.sourceRunId} was not started by \`dualloop run\` or \`dualloop submit\` with this store; pass --manifest PATH` : `no run ${request.sourceRunId} in this store`,
-    };
-  }
+  const launch = await launchManifest(opened, request.sourceRunId, request.manifest);
+  if ('problem' in launch) return { ok: false, problem: 'no_manifest', message: launch.problem };
   const own = request.overrides ?? {};
-  const overrides: BoundOverrides = { ...launch?.overrides, ...own };
-  const prepared = await prepareManifest(manifestPath, overrides, cwd);
+  const overrides: BoundOverrides = { ...launch.overrides, ...own };
+  const prepared = await prepareManifest(launch.path, overrides, cwd);
   if (!prepared.ok) return { ok: false, problem: 'manifest', issues: prepared.issues };
   const { loaded } = prepared.value;
   // The manifest's MCP servers, as run and resume have them: the fork's run starts and stops them.

@@ -1,4 +1,5 @@
 import { dirname, relative, resolve } from 'node:path';
+import { missingTasks, notAManifest } from './manifest-document.js';
 import { ManifestSchema, type Manifest } from './manifest-schema.js';
 import { readYamlFile } from './read-yaml-file.js';
 import { schemaIssues } from './schema-issues.js';
@@ -23,8 +24,15 @@ export async function loadManifest(manifestPath: string, cwd: string = process.c
   const parsed = await readYamlFile(path, file);
   if (!parsed.ok) return parsed;
   if (parsed.value === null || parsed.value === undefined) return { ok: false, issues: [{ file, path: '', message: 'the manifest is empty' }] };
+  const foreign = notAManifest(parsed.value, parsed.source);
+  if (foreign !== undefined) return { ok: false, issues: [foreign] };
   const result = ManifestSchema.safeParse(parsed.value);
-  if (!result.success) return { ok: false, issues: schemaIssues(result.error, parsed.source, ManifestSchema) };
+  const tasks = missingTasks(parsed.value, parsed.source);
+  const found = [...(result.success ? [] : schemaIssues(result.error, parsed.source, ManifestSchema)), ...(tasks === undefined ? [] : [tasks])];
+  // The missing top-level fields first, together: what the manifest lacks, then what it has wrong.
+  const missing = (issue: SourceIssue) => !issue.path.includes('.') && issue.message.startsWith('required');
+  const issues = [...found.filter(missing), ...found.filter((issue) => !missing(issue))];
+  if (!result.success || issues.length > 0) return { ok: false, issues };
   return { ok: true, value: { manifest: result.data, path, directory: dirname(path), source: parsed.source } };
 }
 

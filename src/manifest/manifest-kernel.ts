@@ -27,12 +27,11 @@ export async function buildKernelOptions(
 ): Promise<ManifestResult<KernelOptions>> {
   const { manifest, source } = loaded;
   const [model, planner, tools] = await Promise.all([
-    resolveModel(loaded, manifest.model, 'model'),
-    manifest.planner === undefined ? undefined : resolveModel(loaded, manifest.planner, 'planner'),
+    resolveModel(loaded, manifest.model, 'model', environment),
+    manifest.planner === undefined ? undefined : resolveModel(loaded, manifest.planner, 'planner', environment),
     resolveTools(loaded),
   ]);
   const issues: SourceIssue[] = [...model.issues, ...(planner?.issues ?? []), ...tools.issues, ...(tools.complete ? policyNameIssues(manifest, tools.tools, source) : taskIdIssues(manifest, source))];
-  if (manifest.tasks === undefined && manifest.goal === undefined) issues.push(withLine(source, ['tasks'], 'required (or a `goal` for a plan strategy)'));
   const secrets = secretValues(manifest, source, environment);
   issues.push(...secrets.issues);
   if (model.model === undefined || issues.length > 0) return { ok: false, issues };

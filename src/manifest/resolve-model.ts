@@ -39,12 +39,28 @@ export async function resolveModel(
   return openai(loaded, block, at, environment);
 }
 
+/**
+ * The manifest is refused when the call could only fail `auth_failed`: no key in the variable the
+ * block reads (`apiKeyEnv`, default OPENAI_API_KEY) and no base URL (`baseURL`, or
+ * OPENAI_BASE_URL) of a server that may need none — the rule `openaiModel` applies at its first
+ * call, said here, so that `validate` reports it and `run` stops before it opens a store (ADR/0404).
+ */
+function missingKeyIssue(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 'planner', environment: NodeJS.ProcessEnv): SourceIssue | undefined {
+  const keyEnv = block.apiKeyEnv ?? 'OPENAI_API_KEY';
+  if (environment[keyEnv]?.trim() || block.baseURL !== undefined || environment['OPENAI_BASE_URL']?.trim()) return undefined;
+  if (block.apiKeyEnv !== undefined) return withLine(loaded.source, [at, 'apiKeyEnv'], `the environment variable ${keyEnv} is not set`);
+  return withLine(
+    loaded.source,
+    [at],
+    `no API key: the environment variable ${keyEnv} is not set (set it, or name the variable that holds the key with apiKeyEnv; a local server that needs no key takes baseURL)`,
+  );
+}
+
 /** The OpenAI SDK is loaded only for manifests that use it. */
 async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 'planner', environment: NodeJS.ProcessEnv): Promise<ModelResult> {
   const { provider: _provider, name, ...rest } = block;
-  if (block.apiKeyEnv !== undefined && !environment[block.apiKeyEnv]?.trim() && block.baseURL === undefined) {
-    return { issues: [withLine(loaded.source, [at, 'apiKeyEnv'], `the environment variable ${block.apiKeyEnv} is not set`)] };
-  }
+  const missingKey = missingKeyIssue(loaded, block, at, environment);
+  if (missingKey !== undefined) return { issues: [missingKey] };
   // `openaiModel` reads the variable itself, so its failures name the variable actually used.
   const options: OpenAIModelOptions = { model: name, ...rest };
   const { openaiModel } = await import('../providers/openai-model.js');

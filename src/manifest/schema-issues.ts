@@ -10,7 +10,7 @@ type Issue = z.core.$ZodIssue;
  * "Invalid input", plain wording for missing and mistyped values.
  */
 export function schemaIssues(error: z.ZodError, source: YamlSource, schema?: z.ZodType): SourceIssue[] {
-  return flatten(error.issues, []).map(({ path, message }) => withLine(source, path, message === UNKNOWN_FIELD && schema !== undefined ? unknownField(schema, path) : message));
+  return flatten(error.issues, [], source.data).map(({ path, message }) => withLine(source, path, message === UNKNOWN_FIELD && schema !== undefined ? unknownField(schema, path) : message));
 }
 
 const UNKNOWN_FIELD = 'unknown field';
@@ -27,31 +27,50 @@ interface Flat {
   readonly message: string;
 }
 
-function flatten(issues: readonly Issue[], prefix: readonly PropertyKey[]): Flat[] {
+/** `data`: the document the issues are about, to say what a value is rather than what zod's message guessed. */
+function flatten(issues: readonly Issue[], prefix: readonly PropertyKey[], data: unknown): Flat[] {
   return issues.flatMap((issue): Flat[] => {
     const path = [...prefix, ...issue.path];
     if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key], message: UNKNOWN_FIELD }));
-    if (issue.code === 'invalid_union' && issue.errors.length > 0) return unionIssues(issue.errors, path);
-    return [{ path, message: reword(issue) }];
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) return unionIssues(issue.errors, path, data);
+    return [{ path, message: reword(issue, valueAt(data, path)) }];
   });
 }
 
+/** The value at `path`; undefined when it (or a parent) is missing. */
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, segment)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
 /** Every branch failed: report the branch that got furthest into the value (a type mismatch at the root got nowhere). */
-function unionIssues(branches: readonly (readonly Issue[])[], path: readonly PropertyKey[]): Flat[] {
+function unionIssues(branches: readonly (readonly Issue[])[], path: readonly PropertyKey[], data: unknown): Flat[] {
   const progressed = branches.filter((branch) => !branch.every((issue) => issue.code === 'invalid_type' && issue.path.length === 0));
   if (progressed.length === 0) {
+    if (valueAt(data, path) === undefined) return [{ path, message: 'required' }];
     const expected = [...new Set(branches.flat().map((issue) => (issue.code === 'invalid_type' ? issue.expected : 'value')))];
     return [{ path, message: `must be ${oneOf(expected.map(withArticle))}` }];
   }
   const depth = (branch: readonly Issue[]) => Math.max(...branch.map((issue) => issue.path.length));
   const best = progressed.reduce((chosen, branch) => (depth(branch) > depth(chosen) || (depth(branch) === depth(chosen) && branch.length < chosen.length) ? branch : chosen));
-  return flatten(best, path);
+  return flatten(best, path, data);
 }
 
-function reword(issue: Issue): string {
+function reword(issue: Issue, value: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
-      return /received undefined$/.test(issue.message) ? 'required' : `must be ${withArticle(issue.expected)}${received(issue.message)}`;
+      // Read from the value itself: a schema's own error message (the model block's) says nothing of it.
+      return value === undefined ? 'required' : `must be ${withArticle(issue.expected)} (got ${typeName(value)})`;
     case 'too_small':
       if (issue.origin === 'number') return `must be ${issue.inclusive ? '>=' : '>'} ${String(issue.minimum)}`;
       return issue.message;
@@ -67,11 +86,6 @@ function reword(issue: Issue): string {
 
 function oneOf(options: readonly string[]): string {
   return options.length <= 2 ? options.join(' or ') : `one of ${options.join(', ')}`;
-}
-
-function received(message: string): string {
-  const match = /received (\w+)$/.exec(message);
-  return match === null ? '' : ` (got ${match[1]})`;
 }
 
 function withArticle(noun: string): string {

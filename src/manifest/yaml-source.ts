@@ -18,7 +18,7 @@ export interface YamlSource {
   readonly data: unknown;
   /** Syntax errors, each with its line; when any, `data` is undefined. */
   readonly syntaxIssues: readonly SourceIssue[];
-  /** The line of the value at `path`, or of its nearest existing ancestor (the key line for a missing field). */
+  /** The line of the field at `path` (its key's line; an item's own line), or of its nearest existing ancestor's value for a missing one. */
   lineOf(path: readonly PropertyKey[]): number | undefined;
 }
 
@@ -63,16 +63,21 @@ function explained(message: string): string {
   return /maximum call stack/i.test(message) ? 'nested too deeply to read (a manifest is configuration: a few levels are enough)' : message;
 }
 
-/** The start offset of the node at `path`, or of the deepest key or node on the way to it. */
+/**
+ * The start offset of the node at `path`, or of the deepest key or node on the way to it. A path
+ * that ends at a mapping's field is placed at its key: the problem is the field's (an unknown
+ * `taks:`, a `model:` of the wrong shape), and a block value starts on a later line than its key.
+ * A missing field is placed at its parent's value, where it would be written.
+ */
 function locate(document: Document, path: readonly PropertyKey[]): number | undefined {
   let node: unknown = document.contents;
   let offset = rangeStart(node);
-  for (const segment of path) {
+  for (const [index, segment] of path.entries()) {
     if (isMap(node)) {
       const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
       if (pair === undefined) return offset;
       offset = rangeStart(pair.key) ?? offset;
-      if (pair.value === null || pair.value === undefined) return offset;
+      if (pair.value === null || pair.value === undefined || index === path.length - 1) return offset;
       node = pair.value;
       offset = rangeStart(node) ?? offset;
     } else if (isSeq(node) && typeof segment !== 'symbol' && Number.isInteger(Number(segment))) {

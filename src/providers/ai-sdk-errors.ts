@@ -1,4 +1,5 @@
 import type { ModelFailure } from '../contracts/model.js';
+import { errorText, serverAddress } from './error-text.js';
 
 /** The failure codes `aiSdkModel` resolves with. Stable: tests and users match on them. */
 export type AiSdkFailureCode =
@@ -35,15 +36,18 @@ export interface ProviderFault {
   readonly message: string;
   /** A request that never got an answer (refused, reset, DNS). */
   readonly connection: boolean;
+  /** Where the request went (an `APICallError`'s `url`), for what to check. */
+  readonly url: string | undefined;
 }
 
 export function describeProviderError(error: unknown): ProviderFault {
   const record = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
   const statusCode = typeof record['statusCode'] === 'number' ? record['statusCode'] : undefined;
   const retryable = record['isRetryable'] === true;
-  const message = describe(error);
+  const message = errorText(error);
   const connection = statusCode === undefined && typeof record['isRetryable'] === 'boolean' && record['cause'] !== undefined;
-  return { statusCode, retryable, message, connection };
+  const url = typeof record['url'] === 'string' ? serverAddress(record['url']) : undefined;
+  return { statusCode, retryable, message, connection, url };
 }
 
 /** The failure for a provider error, after `attempts` tries. */
@@ -52,7 +56,11 @@ export function faultFailure(fault: ProviderFault, attempts: number): ModelFailu
   const retry = fault.retryable ? 'retryable' : 'not retryable';
   const detail = `${fault.message}${tries}; ${retry}`;
   const status = fault.statusCode;
-  if (status === undefined) return aiSdkFailure(fault.connection ? 'connection_failed' : 'model_error', detail);
+  if (status === undefined && fault.connection) {
+    const server = fault.url === undefined ? 'the server' : `the server at ${fault.url}`;
+    return aiSdkFailure('connection_failed', `${detail}; check that ${server} is running and that the provider's base URL is right`);
+  }
+  if (status === undefined) return aiSdkFailure('model_error', detail);
   if (status === 401) return aiSdkFailure('auth_failed', `HTTP 401: ${detail}`);
   if (status === 403) return aiSdkFailure('permission_denied', `HTTP 403: ${detail}`);
   if (status === 404) return aiSdkFailure('not_found', `HTTP 404: ${detail}`);
@@ -60,15 +68,4 @@ export function faultFailure(fault: ProviderFault, attempts: number): ModelFailu
   if (status >= 500) return aiSdkFailure('server_error', `HTTP ${status}: ${detail}`);
   if (status === 400 || status === 422) return aiSdkFailure('bad_request', `HTTP ${status}: ${detail}`);
   return aiSdkFailure('http_error', `HTTP ${status}: ${detail}`);
-}
-
-export function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message || error.name}${cause}`;
-  }
-  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
-    return (error as { message: string }).message;
-  }
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
 }

@@ -1,8 +1,9 @@
 import type { LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
 import type { Model, ModelRequest, ModelResult } from '../contracts/model.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
-import { aiSdkFailure, describe, describeProviderError, faultFailure, type ProviderFault } from './ai-sdk-errors.js';
+import { aiSdkFailure, describeProviderError, faultFailure, type ProviderFault } from './ai-sdk-errors.js';
 import { toAiSdkPrompt, toAiSdkTools } from './ai-sdk-prompt.js';
+import { errorText } from './error-text.js';
 import { createAiSdkAssembler, toFinishReason, toUsage, type AiSdkStreamPart } from './ai-sdk-stream.js';
 import { costOf, type ModelPricing } from './pricing.js';
 
@@ -55,7 +56,7 @@ export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkMode
   return {
     provider: languageModel.provider,
     modelId: languageModel.modelId,
-    call: (request) => callModel(languageModel, settings, request).catch((error: unknown) => aiSdkFailure('internal_error', describe(error))),
+    call: (request) => callModel(languageModel, settings, request).catch((error: unknown) => aiSdkFailure('internal_error', errorText(error))),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type FailureContext,
   type WireFault,
 } from './openai-errors.js';
+import { errorText } from './error-text.js';
 import { toWireMessages, toWireTools } from './openai-messages.js';
 import { PLACEHOLDER_API_KEY, type ResolvedOptions } from './openai-options.js';
 import { estimatedUsageWarning, estimateUsage } from './estimate-usage.js';
@@ -63,7 +64,8 @@ async function fetchOrRefuse(input: string | URL | Request, init?: RequestInit):
 
 function refusalOf(error: unknown): string | undefined {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  if (cause?.code === 'ECONNREFUSED') return `connection refused${typeof cause.message === 'string' ? ` (${cause.message})` : ''}`;
+  // The address is the base URL the failure names already: said once.
+  if (cause?.code === 'ECONNREFUSED') return 'nothing listens there (ECONNREFUSED)';
   if (typeof cause?.message === 'string' && /^bad port$/i.test(cause.message)) return 'bad port: fetch refuses to connect to this port';
   return undefined;
 }
@@ -133,7 +135,7 @@ async function callModel(
     if (deadline.aborted) return timeoutFailure(resolved.timeoutMs);
     if (scope.refused !== undefined) return toFailure({ kind: 'connection', message: scope.refused, retried: false }, { ...failureContext(resolved), phase: 'request' });
     if (error instanceof CallbackError) {
-      return failure('internal_error', `onTextDelta threw: ${describe(error.cause)}`, resolved.secrets);
+      return failure('internal_error', `onTextDelta threw: ${errorText(error.cause)}`, resolved.secrets);
     }
     return toFailure(describeFault(error), { ...failureContext(resolved), phase });
   }
@@ -186,8 +188,8 @@ function describeFault(error: unknown): WireFault {
   if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout' };
   if (error instanceof APIUserAbortError) return { kind: 'other', message: 'the request was aborted' };
   if (error instanceof APIConnectionError) {
-    const cause = error.cause === undefined ? '' : ` (${describe(error.cause)})`;
-    return { kind: 'connection', message: `${error.message}${cause}` };
+    const cause = error.cause === undefined ? '' : errorText(error.cause);
+    return { kind: 'connection', message: cause === '' || error.message.includes(cause) ? error.message : `${error.message} (${cause})` };
   }
   if (error instanceof APIError) {
     const body = error.error as { message?: unknown } | undefined;
@@ -198,13 +200,5 @@ function describeFault(error: unknown): WireFault {
     return { kind: 'status', status: error.status, apiCode: typeof error.code === 'string' ? error.code : undefined, message, ...(shouldRetry === 'false' ? { retryRefused: true } : {}) };
   }
   if (error instanceof SyntaxError) return { kind: 'malformed', message: error.message };
-  return { kind: 'other', message: describe(error) };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message || error.name}${cause}`;
-  }
-  return String(error);
+  return { kind: 'other', message: errorText(error) };
 }

@@ -1,4 +1,5 @@
 import type { ModelFailure } from '../contracts/model.js';
+import { OPENAI_BASE_URL } from './openai-options.js';
 
 /*
  * Turns what went wrong on the wire into a `ModelFailure` with a stable code. The SDK's error
@@ -113,7 +114,7 @@ export function toFailure(fault: WireFault, context: FailureContext): ModelFailu
     case 'connection':
       return context.phase === 'stream'
         ? failure('stream_interrupted', `the response stream broke off: ${fault.message}`, secrets)
-        : failure('connection_failed', `could not reach ${safeURL(context.baseURL)} ${fault.retried === false ? '(not retried: it would fail the same way)' : retries}: ${fault.message}`, secrets);
+        : failure('connection_failed', `could not reach ${safeURL(context.baseURL)} ${fault.retried === false ? '(not retried: it would fail the same way)' : retries}: ${fault.message}; ${whatToCheck(context.baseURL)}`, secrets);
     case 'timeout':
       return timeoutFailure(context.timeoutMs);
     case 'malformed':
@@ -146,6 +147,13 @@ function statusFailure(fault: Extract<WireFault, { kind: 'status' }>, context: F
   if (apiCode === 'context_length_exceeded') return failure('context_length_exceeded', `the transcript is too long for the model ${detail}`, secrets);
   if (status === 400 || status === 413 || status === 422) return failure('bad_request', `the server rejected the request ${detail}`, secrets);
   return failure('http_error', `unexpected HTTP status ${detail}`, secrets);
+}
+
+/** What a user can check when no answer came: their own server, or their way out to OpenAI's. */
+function whatToCheck(baseURL: string): string {
+  return baseURL === OPENAI_BASE_URL
+    ? 'check the network connection (and any proxy) to api.openai.com'
+    : 'check that the server is running and that baseURL (or OPENAI_BASE_URL) is its address';
 }
 
 /** Drops user:password from a URL before it goes into a message. */

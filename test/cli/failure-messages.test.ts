@@ -70,6 +70,24 @@ describe('a piped run that ends error', () => {
   });
 });
 
+describe('a run whose server is not there', () => {
+  it('says the refusal once and what to check (an openai block with a baseURL on a closed port)', async () => {
+    const { write, dir } = workspace();
+    const closed = await startOpenAICompatibleServer();
+    await closed.close();
+    const manifest = write('manifest.yaml', { name: 'no-server', model: { provider: 'openai', name: 'llama3.1', baseURL: closed.baseURL }, tasks: ['Say hello.'] });
+
+    const result = await runCli(['run', manifest, '--store', 'runs.db'], { cwd: dir, env: ENV });
+
+    expect(result.code).toBe(4);
+    const stopLine = result.stderr.split('\n').find((line) => line.startsWith('stop: '));
+    expect(stopLine).toBe(
+      `stop: error — task "task-1" stopped: model failure: connection_failed: could not reach ${closed.baseURL} (not retried: it would fail the same way): ` +
+        'nothing listens there (ECONNREFUSED); check that the server is running and that baseURL (or OPENAI_BASE_URL) is its address',
+    );
+  });
+});
+
 describe('manifest problems', () => {
   it('a missing tools.module names the resolved path and adds no knock-on errors for the tools it would define', async () => {
     const { write, dir, path } = workspace();

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAICompatibleServer, textAnswer, toolCallAnswer, type OpenAICompatibleServer } from '../support/openai-compatible-server.js';
 import { parseNdjson, runCli } from './cli-process.js';
@@ -60,5 +61,20 @@ describe('a manifest with an openai model block', () => {
     expect(result.code).toBe(64);
     expect(result.stderr).toBe('manifest.yaml: 1 problem\n  model.apiKeyEnv (line 5): the environment variable DUALLOOP_UNSET_KEY is not set\n');
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('without apiKeyEnv, validate and run both refuse a block that has no key and no base URL (exit 64, no store)', async () => {
+    const { write, dir, path } = workspace();
+    write('manifest.yaml', 'name: default-key\nmodel:\n  provider: openai\n  name: gpt-4.1-mini\ntasks: [a]\n');
+    const noKey = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
+    const expected = 'manifest.yaml: 1 problem\n  model (line 2): no API key: the environment variable OPENAI_API_KEY is not set (set it, or name the variable that holds the key with apiKeyEnv; a local server that needs no key takes baseURL)\n';
+    for (const command of ['validate', 'run']) {
+      const result = await runCli([command, 'manifest.yaml'], { cwd: dir, env: noKey });
+      expect({ command, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ command, code: 64, stdout: '', stderr: expected });
+    }
+    expect(existsSync(path('.dualloop'))).toBe(false);
+    // A server that needs no key: OPENAI_BASE_URL is a base URL too, as for openaiModel.
+    const local = await runCli(['validate', 'manifest.yaml'], { cwd: dir, env: { ...noKey, OPENAI_BASE_URL: server.baseURL } });
+    expect(local).toMatchObject({ code: 0, stderr: '' });
   });
 });

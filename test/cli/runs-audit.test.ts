@@ -48,7 +48,7 @@ describe('dualloop runs and audit', () => {
     expect(text.stdout).toMatch(/├─ turn 5 {2}calculator {2}max_turns/);
   });
 
-  it('exits 64 for an unknown run or a missing store; runs on a missing store lists nothing', async () => {
+  it('exits 64 for an unknown run or a missing store, naming the store; runs on a missing store lists nothing', async () => {
     const { dir } = workspace();
     const noStore = await runCli(['audit', 'nope'], { cwd: dir });
     expect(noStore).toMatchObject({ code: 64, stdout: '' });
@@ -58,7 +58,10 @@ describe('dualloop runs and audit', () => {
     const unknown = await runCli(['audit', 'nope'], { cwd: dir });
     expect(unknown).toMatchObject({ code: 64, stdout: '' });
     expect(unknown.stderr).toContain('no run nope in .dualloop/runs.db');
-    const resume = await runCli(['resume', 'nope'], { cwd: dir });
-    expect(resume.code).toBe(64);
+    // resume and fork say the run is not there before asking for a manifest it would not need.
+    for (const command of [['resume', 'nope'], ['fork', 'nope', '--at', '1'], ['resume', 'nope', '--manifest', 'none.yaml']]) {
+      const refused = await runCli(command, { cwd: dir });
+      expect(refused).toMatchObject({ code: 64, stdout: '', stderr: 'dualloop: no run nope in .dualloop/runs.db\n' });
+    }
   });
 });

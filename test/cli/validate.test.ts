@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from './cli-process.js';
 import { useWorkspace } from './workspace.js';
@@ -103,6 +105,17 @@ describe('dualloop validate', () => {
     const noArgument = await runCli(['validate'], { cwd: dir });
     expect(noArgument.code).toBe(64);
     expect(noArgument.stderr).toContain("missing required argument 'manifest'");
+  });
+
+  it('says that a file is not a manifest (package.json), for validate and run alike, and exits 64', async () => {
+    const { dir } = workspace();
+    for (const command of ['validate', 'run']) {
+      const result = await runCli([command, `${ROOT}package.json`], { cwd: dir });
+      expect(result.code).toBe(64);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^\S+package\.json: 1 problem\n {2}\(document\) \(line 1\): not a dualloop manifest: it has no model and no tasks, and \d+ of its \d+ fields are not manifest fields \(version, description, type, …\); `dualloop init` writes a starter manifest\n$/);
+    }
+    expect(existsSync(join(dir, '.dualloop'))).toBe(false);
   });
 
   it('reports duplicate task ids with the line of the second one', async () => {

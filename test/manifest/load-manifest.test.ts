@@ -56,14 +56,51 @@ describe('loadManifest', () => {
     ]);
   });
 
+  it('places a field whose value starts on the next line at its key', async () => {
+    const text = [
+      'name: late', // 1
+      'model:', // 2
+      '  - scripted', // 3
+      'tasks: [a]', // 4
+      'taks:', // 5
+      '  - b', // 6
+      'bounds:', // 7
+      '  inner:', // 8
+      '    maxTurn:', // 9
+      '      3', // 10
+    ].join('\n');
+    expect(await problems(text)).toEqual([
+      'model (line 2): must be an object (got array)',
+      'bounds.inner.maxTurn (line 9): unknown field (did you mean "maxTurns"?)',
+      'taks (line 5): unknown field (did you mean "tasks"?)',
+    ]);
+  });
+
   it('refuses duplicate keys and reports syntax errors with their line', async () => {
     expect(await problems('name: a\nname: b\nmodel: { provider: scripted, script: x }\n')).toEqual([expect.stringMatching(/^\(document\) \(line 2\): Map keys must be unique/)]);
     expect(await problems('name: a\nmodel: { provider: scripted\n')).toEqual([expect.stringMatching(/^\(document\) \(line \d\): /)]);
   });
 
-  it('reports an empty manifest and a manifest that is not a mapping', async () => {
+  it('reports an empty manifest, and a file that is not a manifest in one problem that says so', async () => {
     expect(await problems('')).toEqual(['(document): the manifest is empty']);
-    expect(await problems('- a\n- b\n')).toEqual(['(document) (line 1): must be an object (got array)']);
+    expect(await problems('- a\n- b\n')).toEqual([
+      '(document) (line 1): not a dualloop manifest: a manifest is a mapping of fields (name, model, tasks, …), this file holds a list; `dualloop init` writes a starter manifest',
+    ]);
+    const packageJson = JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', scripts: { test: 'vitest' }, dependencies: {} }, null, 2);
+    expect(await problems(packageJson)).toEqual([
+      '(document) (line 1): not a dualloop manifest: it has no model and no tasks, and 4 of its 5 fields are not manifest fields (version, type, scripts, …); `dualloop init` writes a starter manifest',
+    ]);
+  });
+
+  it('lists every missing field in one pass, tasks included, and keeps "did you mean" for a manifest with typos', async () => {
+    expect(await problems('name: only\n')).toEqual(['model (line 1): required', 'tasks (line 1): required (or a `goal` for a plan strategy)']);
+    expect(await problems('{}')).toEqual(['name (line 1): required', 'model (line 1): required', 'tasks (line 1): required (or a `goal` for a plan strategy)']);
+    expect(await problems('name: typos\nmodle: { provider: scripted, script: x.yaml }\ntaks: [a]\n')).toEqual([
+      'model (line 1): required',
+      'tasks (line 1): required (or a `goal` for a plan strategy)',
+      'modle (line 2): unknown field (did you mean "model"?)',
+      'taks (line 3): unknown field (did you mean "tasks"?)',
+    ]);
   });
 });
 

@@ -2,8 +2,8 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdkModel, defineTool, openaiModel, runWorkflow, type Model } from 'dualloop';
-import { status, textAnswer, toolCallAnswer } from '../support/openai-compatible-server.js';
-import { useServer } from './helpers.js';
+import { startOpenAICompatibleServer, status, textAnswer, toolCallAnswer } from '../support/openai-compatible-server.js';
+import { makeRequest, useServer } from './helpers.js';
 
 /*
  * A real AI SDK provider package (@ai-sdk/openai-compatible, LanguageModelV4) over HTTP to the
@@ -66,6 +66,17 @@ describe('aiSdkModel with @ai-sdk/openai-compatible against the local server', (
     expect(viaSdk.result.metrics.outputTokens).toBe(direct.result.metrics.outputTokens);
     expect(viaSdk.requestCount).toBe(3);
     expect(viaSdk.lastMessages).toBe(direct.lastMessages);
+  });
+
+  it('says a refused connection once, with the address to check', async () => {
+    const closed = await startOpenAICompatibleServer();
+    await closed.close();
+    const provider = createOpenAICompatible({ name: 'local', baseURL: closed.baseURL, apiKey: 'sk-local' });
+    const failure = await aiSdkModel(provider.chatModel('test-model'), { maxRetries: 1, retryDelayMs: 1 }).call(makeRequest());
+    expect(failure).toMatchObject({ type: 'failure', code: 'connection_failed' });
+    const message = (failure as { message: string }).message;
+    expect(message.split('ECONNREFUSED')).toHaveLength(2);
+    expect(message).toContain(`(after 2 attempts); retryable; check that the server at ${closed.baseURL}/chat/completions is running and that the provider's base URL is right`);
   });
 
   it('turns an HTTP error into a named failure that ends the task error', async () => {

@@ -67,6 +67,16 @@ describe('toFailure', () => {
     expect(connection.message).not.toContain('pa55');
   });
 
+  it('says what to check when no answer came: the server of a base URL, else the way to api.openai.com', () => {
+    const custom = toFailure({ kind: 'connection', message: 'nothing listens there (ECONNREFUSED)', retried: false }, context);
+    const openai = toFailure({ kind: 'connection', message: 'Connection error.' }, { ...context, baseURL: 'https://api.openai.com/v1' });
+
+    expect(custom.message).toBe(
+      'could not reach https://gateway.example/v1 (not retried: it would fail the same way): nothing listens there (ECONNREFUSED); check that the server is running and that baseURL (or OPENAI_BASE_URL) is its address',
+    );
+    expect(openai.message).toMatch(/: Connection error\.; check the network connection \(and any proxy\) to api\.openai\.com$/);
+  });
+
   it('reports a broken connection as stream_interrupted once the stream has started', () => {
     expect(toFailure({ kind: 'connection', message: 'reset' }, { ...context, phase: 'stream' }).code).toBe('stream_interrupted');
     expect(toFailure({ kind: 'other', message: 'terminated' }, { ...context, phase: 'stream' }).code).toBe('stream_interrupted');

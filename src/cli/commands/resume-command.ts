@@ -6,6 +6,7 @@ import { createManifestKernel } from '../../manifest/manifest-kernel.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
+import { launchManifest } from '../launch-manifest.js';
 import { openCommandStore } from '../store-target.js';
 import { prepareManifest } from '../prepare-manifest.js';
 import { addManifestMcp } from '../manifest-mcp.js';
@@ -38,13 +39,12 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
   if (opened === undefined) return EXIT.usage;
   const trap = trapInterrupts();
   try {
-    const launch = await opened.launches.load(runId);
-    const manifestPath = flags.manifest ?? launch?.manifestPath;
-    if (manifestPath === undefined) {
-      complain(io, `run ${runId} was not started by \`dualloop run\` or \`dualloop submit\` with this store; pass --manifest PATH`);
+    const launch = await launchManifest(opened, runId, flags.manifest);
+    if ('problem' in launch) {
+      complain(io, launch.problem);
       return EXIT.usage;
     }
-    const prepared = await prepareManifest(manifestPath, launch?.overrides ?? {}, io.cwd);
+    const prepared = await prepareManifest(launch.path, launch.overrides, io.cwd);
     if (!prepared.ok) {
       reportIssues(io.stderr, prepared.issues);
       return EXIT.usage;
