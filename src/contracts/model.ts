@@ -22,6 +22,12 @@ export interface ModelRequest {
   readonly callIndex: number;
   /** Streams text as it arrives; the kernel turns each delta into a `message_update` event. */
   readonly onTextDelta: (delta: string) => void;
+  /**
+   * The task the call is for (a graph's tasks call at once, in any order), and its turn; absent for
+   * a strategy's planner calls. For deterministic models that answer by task, and for logs.
+   */
+  readonly taskId?: string;
+  readonly turn?: number;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter';

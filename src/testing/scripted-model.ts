@@ -22,6 +22,9 @@ export interface ScriptCall {
   /** The kernel's model-call index for the run (restored on resume), so a script replays identically. */
   readonly index: number;
   readonly messages: readonly Message[];
+  /** The task the call is for, and its turn (absent for a planner's calls): a graph's tasks call in any order. */
+  readonly taskId?: string;
+  readonly turn?: number;
 }
 
 export type Script = readonly ScriptStep[] | ((call: ScriptCall) => ScriptStep);
@@ -51,7 +54,10 @@ export function scriptedModel(script: Script, options: { readonly modelId?: stri
     async call(request: ModelRequest): Promise<ModelResult> {
       const index = request.callIndex;
       calls.push({ index, messages: request.messages, tools: request.tools });
-      const step = typeof script === 'function' ? script({ index, messages: request.messages }) : script[index];
+      const step =
+        typeof script === 'function'
+          ? script({ index, messages: request.messages, ...(request.taskId === undefined ? {} : { taskId: request.taskId }), ...(request.turn === undefined ? {} : { turn: request.turn }) })
+          : script[index];
       if (step === undefined) return { type: 'failure', code: 'script_exhausted', message: `script exhausted: no step for model call ${index}` };
       if (step.delayMs !== undefined && step.delayMs > 0) {
         const waited = await wait(step.delayMs, request.signal);

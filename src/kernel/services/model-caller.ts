@@ -78,6 +78,8 @@ async function callModel(
       tools,
       signal,
       callIndex: run.callIndexes.take(request.callIndex),
+      taskId: service.taskId,
+      turn: request.turn,
       onTextDelta: (delta) => {
         if (!answering || typeof delta !== 'string' || delta === '' || signal.aborted || streamed >= maxChars) return;
         const kept = streamed + delta.length <= maxChars ? delta : delta.slice(0, maxChars - streamed);
