@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it, vi } from 'vitest';
-import { packagedBinaries } from '../../examples/support/postgres-binaries.js';
+import { binariesAt, packagedBinaries } from '../../examples/support/postgres-binaries.js';
 import { startThrowawayPostgres, ThrowawayPostgresError, type ThrowawayPostgres } from '../../examples/support/throwaway-postgres.js';
 import { startTestPostgres } from '../support/postgres-server.js';
 
@@ -31,11 +31,13 @@ function privateDirectory(): string {
   return directory;
 }
 
-/** A `native/` folder whose `bin/initdb` and `bin/postgres` are the given shell scripts. */
-function fakeBinaries(scripts: { initdb: string; postgres: string }): string {
+/** A `native/` folder whose two server binaries (the cluster's creator and the server) are the given shell scripts. */
+function fakeBinaries(scripts: { creator: string; server: string }): string {
   const native = join(privateDirectory(), 'native');
-  mkdirSync(join(native, 'bin'), { recursive: true });
-  for (const [name, body] of Object.entries(scripts)) writeFileSync(join(native, 'bin', name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  const binaries = binariesAt(native);
+  mkdirSync(dirname(binaries.postgres), { recursive: true });
+  writeFileSync(binaries.initdb, `#!/bin/sh\n${scripts.creator}\n`, { mode: 0o755 });
+  writeFileSync(binaries.postgres, `#!/bin/sh\n${scripts.server}\n`, { mode: 0o755 });
   return native;
 }
 
@@ -81,18 +83,18 @@ it('binaries that are not there: one line naming the missing binary', async () =
   expect((failure as Error).message).toBe(`PostgreSQL could not start: no PostgreSQL server binary at ${join(empty, 'bin', 'postgres')}`);
 });
 
-it('initdb fails: one line with its exit code and its error, and the server directory is removed', async () => {
-  const native = fakeBinaries({ initdb: 'echo "initdb: error: the disk is full" >&2; exit 3', postgres: VERSION });
+it('creating the cluster fails: one line with its exit code and its error, and the server directory is removed', async () => {
+  const native = fakeBinaries({ creator: 'echo "error: the disk is full" >&2; exit 3', server: VERSION });
   const temporary = freshTemporaryFolder();
   const failure = (await startThrowawayPostgres({ binaries: native }).catch((error: unknown) => error)) as Error;
-  expect(failure.message).toBe('PostgreSQL could not start: initdb failed (exit 3): initdb: error: the disk is full');
+  expect(failure.message).toBe(`PostgreSQL could not start: ${basename(binariesAt(native).initdb)} failed (exit 3): error: the disk is full`);
   expect(readdirSync(temporary)).toEqual([]);
 });
 
 it('the server exits before it is ready: one line with the reason it logged', async () => {
   const native = fakeBinaries({
-    initdb: 'exit 0',
-    postgres: `${VERSION}\necho 'LOG:  starting PostgreSQL' >&2\necho 'FATAL:  could not create lock file "postmaster.pid": Permission denied' >&2\nexit 1`,
+    creator: 'exit 0',
+    server: `${VERSION}\necho 'LOG:  starting PostgreSQL' >&2\necho 'FATAL:  could not create lock file "postmaster.pid": Permission denied' >&2\nexit 1`,
   });
   const temporary = freshTemporaryFolder();
   const failure = (await startThrowawayPostgres({ binaries: native }).catch((error: unknown) => error)) as Error;
