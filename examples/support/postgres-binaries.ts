@@ -82,6 +82,14 @@ function lookUpUser(name: string): ServerUser | undefined {
   }
 }
 
+/** Throws one line when `user` cannot enter `directory` (the server's own, under the system's temporary folder). */
+export function assertUserCanEnter(directory: string, user: ServerUser | undefined): void {
+  if (user === undefined) return;
+  const result = spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', directory], { uid: user.uid, gid: user.gid, stdio: 'ignore', timeout: 30_000 });
+  if (result.error === undefined && result.status === 0) return;
+  throw new Error(`the "${user.name}" user cannot enter ${directory}: point TMPDIR at a folder it can reach`);
+}
+
 /**
  * Binaries that `user` can run: `binaries` when it can run them where they are, else a copy in
  * `copyDirectory` (inside a directory it can reach) that it can run. Throws one line otherwise.

@@ -16,7 +16,7 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binariesAt, firstLine, packagedBinaries, reachableBinaries, serverUser } from './postgres-binaries.js';
+import { assertUserCanEnter, binariesAt, firstLine, packagedBinaries, reachableBinaries, serverUser } from './postgres-binaries.js';
 import { initialiseDataDirectory, startServerProcess, type ServerProcess } from './postgres-process.js';
 
 /** The throwaway server could not start; the message is one line saying why. */
@@ -79,6 +79,7 @@ export async function startThrowawayPostgres(options: ThrowawayPostgresOptions =
   const flags = [...durability, '-c', `max_connections=${options.maxConnections ?? 300}`];
   const prepareAndStart = async () => {
     const user = serverUser();
+    assertUserCanEnter(root, user);
     const packaged = options.binaries === undefined ? await packagedBinaries() : binariesAt(options.binaries);
     const binaries = reachableBinaries(packaged, user, join(root, 'native'));
     await initialiseDataDirectory({ initdb: binaries.initdb, root, dataDirectory, superuser: 'postgres', password, user });

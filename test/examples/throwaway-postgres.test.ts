@@ -109,3 +109,22 @@ it('the tests’ setup, when the throwaway server cannot start: one line, no sta
   expect(failure.message).toMatch(/^PostgreSQL could not start: no PostgreSQL server binary at .*; to run the tests against a PostgreSQL server of yours instead: DATABASE_URL=postgres:\/\/user:password@host:5432\/database npm test$/);
   expect(failure.stack).toBe(`Error: ${failure.message}`);
 });
+
+it('a temporary folder the server’s user cannot enter: as root, one line saying so and what to do; otherwise the server starts', async () => {
+  const temporary = privateDirectory();
+  vi.stubEnv('TMPDIR', temporary);
+  let failure: string | undefined;
+  try {
+    server = await startThrowawayPostgres();
+  } catch (error) {
+    failure = (error as Error).message;
+  }
+  if (process.getuid?.() === 0) {
+    expect(failure).toMatch(/^PostgreSQL could not start: the "postgres" user cannot enter (\S+): point TMPDIR at a folder it can reach$/);
+    expect(failure).toContain(`cannot enter ${join(temporary, 'dualloop-pg-')}`);
+    expect(readdirSync(temporary)).toEqual([]);
+  } else {
+    expect(failure).toBeUndefined();
+    expect(server!.directory.startsWith(temporary)).toBe(true);
+  }
+}, 60_000);

@@ -6,7 +6,8 @@
  * environment. Nothing here is mocked: every Postgres test talks to a real server.
  *
  * When the throwaway server cannot start, the error is one line (no stack: vitest prints it as it
- * is) saying why and how to run the tests against a server instead.
+ * is) saying why and how to run the tests against a server instead; the global setup hands it to
+ * every Postgres test (test/support/postgres.ts).
  */
 import { startThrowawayPostgres, type ThrowawayPostgres, type ThrowawayPostgresOptions } from '../../examples/support/throwaway-postgres.js';
 
@@ -38,8 +39,13 @@ async function startEmbedded(options: Pick<ThrowawayPostgresOptions, 'binaries'>
     // Throwaway data: no fsync, so a test run does not wait on the disk.
     return await startThrowawayPostgres({ ...options, durable: false, maxConnections: 300 });
   } catch (error) {
-    const oneLine = new Error(`${error instanceof Error ? error.message : String(error)}; ${hint}`, { cause: error });
-    oneLine.stack = `${oneLine.name}: ${oneLine.message}`;
-    throw oneLine;
+    throw oneLineError(`${error instanceof Error ? error.message : String(error)}; ${hint}`);
   }
+}
+
+/** An error vitest prints as its message alone: no cause and no stack, the one line says it all. */
+export function oneLineError(message: string): Error {
+  const error = new Error(message);
+  error.stack = `${error.name}: ${error.message}`;
+  return error;
 }
