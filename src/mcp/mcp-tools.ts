@@ -1,3 +1,4 @@
+import type { AsyncDisposableWhereDeclared } from '../contracts/async-disposable.js';
 import type { OpenedToolSource, ToolSource, ToolSourceContext } from '../contracts/tool.js';
 import type { Tool } from '../contracts/tool.js';
 import { McpError } from '../errors.js';
@@ -7,13 +8,15 @@ import { dualloopToolName, toDualloopTool } from './mcp-tool.js';
 
 export type { McpHttpServer, McpServerConfig, McpStdioServer, McpToolsOptions } from './mcp-config.js';
 
-/** The tools of a set of started MCP servers, and how to stop them. */
-export interface McpToolset extends OpenedToolSource {
+/** The tools of a set of started MCP servers, and how to stop them (`close()`, or `await using`). */
+export type McpToolset = OpenedMcpServers & AsyncDisposableWhereDeclared;
+
+/** What `McpToolset` has beside `[Symbol.asyncDispose]`. */
+export interface OpenedMcpServers extends OpenedToolSource {
   /** Every server's tools, named `<server>__<tool>`, in server then listing order. */
   readonly tools: readonly Tool[];
   /** Stops every server (child processes end, HTTP sessions close). Idempotent; later calls fail as error results. */
   close(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** MCP servers as a tool source: nothing runs until a run (or the caller) opens it. */

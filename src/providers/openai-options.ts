@@ -91,7 +91,7 @@ const SECRET_HEADER = /key|auth|token|secret|cookie/i;
  * Throws one `ConfigError` listing every bad field. A missing key is not an error here: local
  * servers need none, and without a base URL the call itself resolves to `auth_failed`.
  */
-export function resolveOptions(options: unknown, environment: NodeJS.ProcessEnv): ResolvedOptions {
+export function resolveOptions(options: unknown, environment: Readonly<Record<string, string | undefined>>): ResolvedOptions {
   const parsed = Options().safeParse(options);
   if (!parsed.success) {
     throw new ConfigError({ message: 'Invalid openaiModel options', issues: toIssues(parsed.error), cause: parsed.error });

@@ -7,14 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ForkPoint } from '../contracts/fork.js';
+import type { ViewerControl } from './viewer-control.js';
 import { describeError, isDualloopError, isDualloopErrorOf } from '../errors.js';
 import { sendJson, sendText } from './local-http.js';
-
-/** What lets a viewer change things. Without it the viewer only reads the store. */
-export interface ViewerControl {
-  /** Starts a fork of `runId` at `at` and answers the new run's id once it is recorded (its events follow in the store). */
-  fork(runId: string, at: ForkPoint): Promise<string>;
-}
 
 /** A point is a few dozen bytes; anything much larger is not from the page. */
 const MAX_BODY_BYTES = 4096;

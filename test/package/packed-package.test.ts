@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks } from '../support/markdown-blocks.js';
 import { startOpenAICompatibleServer, textAnswer, type OpenAICompatibleServer } from '../support/openai-compatible-server.js';
-import { compileInConsumer, packedConsumer } from '../support/packed-package.js';
+import { compileInConsumer, NO_NODE_TYPES_COMPILER_OPTIONS, packedConsumer } from '../support/packed-package.js';
 
 /*
  * The package as a user installs it (ADR 0094): `npm pack`, the tarball installed into a consumer
@@ -33,6 +33,11 @@ function exportEntries(): string[] {
   return Object.keys(manifest.exports).filter((entry) => entry !== './package.json').map((entry) => `dualloop${entry.slice(1)}`);
 }
 
+/** A module that imports every entry as a namespace and uses each (no global of any lib needed). */
+function importEveryEntry(entries: readonly string[]): string {
+  return [...entries.map((entry, index) => `import * as entry${index} from '${entry}';`), `export const exported = [${entries.map((_, index) => `Object.keys(entry${index}).length`).join(', ')}];`, ''].join('\n');
+}
+
 describe('the packed package in a consumer project', () => {
   it('resolves every exports entry, with types, under strict TypeScript and module nodenext', async () => {
     const entries = exportEntries();
@@ -52,12 +57,18 @@ describe('the packed package in a consumer project', () => {
   });
 
   it('typechecks with skipLibCheck: false and no types the consumer lacks (no @types/pg, no @types/json-schema, no @opentelemetry/api)', async () => {
-    const entries = exportEntries();
-    const source = [...entries.map((entry, index) => `import * as entry${index} from '${entry}';`), `console.log(${entries.map((_, index) => `Object.keys(entry${index}).length`).join(' + ')});`, ''].join('\n');
-    const { compiled } = await compileInConsumer(consumer, { 'main.ts': source }, [], { skipLibCheck: false });
+    const { compiled } = await compileInConsumer(consumer, { 'main.ts': importEveryEntry(exportEntries()) }, [], { skipLibCheck: false });
     expect(compiled.output).toBe('');
     expect(compiled.code).toBe(0);
   });
+
+  it('typechecks every exports entry with skipLibCheck: false for a consumer who never installed @types/node', async () => {
+    const bare = await packedConsumer([], { nodeTypes: false });
+    expect(existsSync(join(bare, 'node_modules', '@types', 'node')), 'the consumer must not have @types/node').toBe(false);
+    const { compiled } = await compileInConsumer(bare, { 'main.ts': importEveryEntry(exportEntries()) }, [], { ...NO_NODE_TYPES_COMPILER_OPTIONS, skipLibCheck: false });
+    expect(compiled.output).toBe('');
+    expect(compiled.code).toBe(0);
+  }, 120_000);
 
   it("accepts pg's own Pool where postgresStore takes a pool (for a consumer who has @types/pg)", async () => {
     const source = [

