@@ -16,6 +16,7 @@ import {
   type WireFault,
 } from './openai-errors.js';
 import { toWireMessages, toWireTools } from './openai-messages.js';
+import { toWireResponseFormat } from './openai-response-format.js';
 import { PLACEHOLDER_API_KEY, type ResolvedOptions } from './openai-options.js';
 import { estimatedUsageWarning, estimateUsage } from './estimate-usage.js';
 import { createStreamAssembler } from './openai-stream.js';
@@ -117,6 +118,7 @@ async function callModel(
         stream: true,
         stream_options: { include_usage: true },
         ...(request.tools.length > 0 ? { tools: toWireTools(request.tools) } : {}),
+        ...(request.responseFormat === undefined ? {} : { response_format: toWireResponseFormat(request.responseFormat) }),
         ...(resolved.temperature !== undefined ? { temperature: resolved.temperature } : {}),
         ...(resolved.maxOutputTokens !== undefined ? { [resolved.maxOutputTokensParameter]: resolved.maxOutputTokens } : {}),
       },
