@@ -26,7 +26,9 @@ import type {
   TurnEvent,
   TurnInput,
   TurnOutput,
+  JsonSchema,
 } from '../src/contracts/turn-protocol.js';
+import { settleOutput, settleWrapUpOutput } from '../src/loop/output-reducers.js';
 import {
   beginTurn,
   beginWrapUp,
@@ -52,6 +54,8 @@ export interface TurnServiceInput {
   readonly runId: string;
   readonly taskId: string;
   readonly taskIndex: number;
+  /** The task's `output` schema (typed outputs): the model caller asks for it and checks answers against it. */
+  readonly output?: JsonSchema;
 }
 
 /** What the `needsCompaction` guard decides on: the transcript the next model call would see. */
@@ -164,7 +168,7 @@ const turnSetup = effects.extend({
       wrapUp: context.current.wrapUp,
       callIndex: context.modelCallIndex,
     })),
-    recordModelResult: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordModelResult(context, event.result, event.at) : {})),
+    recordModelResult: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordModelResult(context, event.result, event.at, event.output) : {})),
     /** ACT: the turn's tool calls, with the slots left under `maxToolCalls` (the tool runner reads the run's spend). */
     runTools: sendTo('tools', ({ context }) => {
       const result = context.current.result;
@@ -186,19 +190,28 @@ const turnSetup = effects.extend({
     evaluateStop: sendTo('stop', ({ context }) => ({ type: 'stop.evaluate', state: stopState(context) })),
     /**
      * CHECK_STOP decided: close the turn and report it. When the loop goes on, the same update marks
-     * where a resume would continue from (one context copy per turn instead of two).
+     * where a resume would continue from (one context copy per turn instead of two). A typed
+     * answer is settled here: it becomes the output, or goes back to the model as a repair.
      */
     closeTurn: effects.enqueueActions(({ context, event, enqueue: queue }) => {
       if (event.type !== 'STOP_DECIDED') return;
-      const update = finishTurn(context, event.stop, event.at);
+      const settled = settleOutput(context, event.stop, event.repair);
+      const update = { ...finishTurn(context, event.stop, event.at), ...settled.update };
       queue.assign(event.stop === undefined ? { ...update, ...markResumePoint({ ...context, ...update }) } : update);
+      if (settled.report !== undefined) queue({ type: 'report', params: settled.report });
       const finished = update.turns?.[update.turns.length - 1];
       if (finished === undefined) return;
       queue({ type: 'report', params: { type: 'turn_end', taskId: context.task.id, taskIndex: context.task.index, turn: finished.turn, result: finished } });
     }),
     /** WRAP_UP: ask for the best answer so far, without tools; the call is recorded, not counted as a turn. */
     beginWrapUp: assign(({ context }) => beginWrapUp(context)),
-    recordWrapUp: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordWrapUp(context, event.result, event.at) : {})),
+    /** WRAP_UP answered: record the call; a typed answer that matched becomes the output. */
+    recordWrapUp: effects.enqueueActions(({ context, event, enqueue: queue }) => {
+      if (event.type !== 'MODEL_DONE') return;
+      const settled = settleWrapUpOutput(context, event.output);
+      queue.assign({ ...recordWrapUp(context, event.result, event.at, event.output), ...settled.update });
+      if (settled.report !== undefined) queue({ type: 'report', params: settled.report });
+    }),
     stopAtDeadline: assign(({ context }) => ({ stop: deadlineStop(context), toolCalls: toolCallsWhenCut(context) })),
     stopOnCancel: assign(({ context, event }) => (event.type === 'CANCEL' ? { stop: event.stop, toolCalls: toolCallsWhenCut(context) } : {})),
     stopOnCheckpointFailure: assign(({ event }) =>
@@ -309,7 +322,8 @@ export const turnMachine = turnSetup.createMachine({
 });
 
 function serviceInput(context: TurnContext): TurnServiceInput {
-  return { runId: context.runId, taskId: context.task.id, taskIndex: context.task.index };
+  const { task } = context;
+  return { runId: context.runId, taskId: task.id, taskIndex: task.index, ...(task.output === undefined ? {} : { output: task.output }) };
 }
 
 export type TurnMachine = typeof turnMachine;

@@ -45,10 +45,13 @@ export { DEFAULT_BOUNDS } from './contracts/bounds.js';
 export type { Bounds, BoundsOverride, InnerBounds, OuterBounds } from './contracts/bounds.js';
 export { StopReason, isNaturalCompletion, stopPriority } from './contracts/stop.js';
 export type { ErrorStop, OutcomeStop, StopBound, StopCandidate, StopCondition } from './contracts/stop.js';
-export type { CompactionOutcome, ErrorScope, KernelEvent, KernelEventBody, KernelEventType, PlanStepView, PlanStrategyName, TaskCounters } from './contracts/events.js';
+export type { CompactionOutcome, ErrorScope, OutputInvalidOutcome, KernelEvent, KernelEventBody, KernelEventType, PlanStepView, PlanStrategyName, TaskCounters } from './contracts/events.js';
 export type { TaskResult, TurnResult, TurnToolCall, WorkflowMetrics, WorkflowResult, WrapUpResult } from './contracts/results.js';
+export { taskOutput } from './contracts/task-outputs.js';
+export type { OutputsOf, TaskOutputs } from './contracts/task-outputs.js';
+export type { OutputIssue } from './contracts/typed-output.js';
 export type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from './contracts/messages.js';
-export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, ToolDescriptor } from './contracts/model.js';
+export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, ResponseFormat, ToolDescriptor } from './contracts/model.js';
 export type { Usage } from './contracts/usage.js';
 export type { ApprovalAnswer, PolicyGate, PolicyVerdict, TaskPolicyRequest, ToolPolicyRequest } from './contracts/policy.js';
 export type {
@@ -83,8 +86,8 @@ export type {
 } from './contracts/checkpoint.js';
 export { readCheckpoint } from './checkpoint/read-checkpoint.js';
 export type { ActiveTask, WorkflowProgress } from './contracts/workflow-protocol.js';
-export type { RepeatState, TaskResumePoint, TaskSpec, TurnProgress } from './contracts/turn-protocol.js';
-export type { AuditActiveTask, AuditCompaction, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from './contracts/audit.js';
+export type { JsonSchema, RepeatState, TaskResumePoint, TaskSpec, TurnProgress } from './contracts/turn-protocol.js';
+export type { AuditActiveTask, AuditCompaction, AuditOutputInvalid, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from './contracts/audit.js';
 export type { DeliveryMode } from './contracts/queues.js';
 export { ConfigError, DualloopError, EngineError, FailureError, McpError, RunError, StoreError, WorkerError, isDualloopError } from './errors.js';
 export type { ErrorFamily, ErrorOfCode } from './errors.js';

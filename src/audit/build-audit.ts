@@ -1,5 +1,5 @@
 import { historyDamage } from '../checkpoint/history-damage.js';
-import type { AuditActiveTask, AuditCompaction, AuditError, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from '../contracts/audit.js';
+import type { AuditActiveTask, AuditCompaction, AuditError, AuditOutputInvalid, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from '../contracts/audit.js';
 import type { KernelEvent } from '../contracts/events.js';
 import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult, type WrapUpResult } from '../contracts/results.js';
 import { isResumableStop } from '../contracts/stop-rules.js';
@@ -17,7 +17,7 @@ export interface AuditSources {
   /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
   readonly progress: WorkflowProgress | undefined;
   /**
-   * The run's events; only `policy_decision`, `error`, `compaction_end`, plan, `strategy_selected` and `checkpoint_saved`
+   * The run's events; only `policy_decision`, `error`, `compaction_end`, `output_invalid`, plan, `strategy_selected` and `checkpoint_saved`
    * events are read (AUDITED_EVENT_TYPES), so a store may pass just those and give the size of the whole log as `eventCount`.
    */
   readonly events: readonly KernelEvent[];
@@ -31,7 +31,11 @@ export interface AuditSources {
 /** Builds the stop tree from what any store keeps; every store's `audit()` delegates here. */
 export function buildAudit({ record, result, progress, events, eventCount, storeKind, checkpointSequence }: AuditSources): AuditReport {
   const compactions = compactionsByTask(events);
-  const tasks = (result?.tasks ?? progress?.results ?? []).map((task) => auditTask(task, compactions.get(taskKey(task.index, task.taskId)) ?? []));
+  const invalid = invalidOutputsByTask(events);
+  const tasks = (result?.tasks ?? progress?.results ?? []).map((task) => {
+    const key = taskKey(task.index, task.taskId);
+    return auditTask(task, compactions.get(key) ?? [], invalid.get(key));
+  });
   const policyDecisions: AuditPolicyDecision[] = [];
   const errors: AuditError[] = [];
   const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
@@ -69,7 +73,8 @@ export function buildAudit({ record, result, progress, events, eventCount, store
   if (damage !== undefined) errors.push({ at: result?.stop.at ?? record.createdAt, seq: 0, scope: 'checkpoint', code: 'checkpoint_corrupt', message: `checkpoint_corrupt: ${damage}` });
   const stop = result?.stop;
   const running = progress?.active;
-  const active = result === undefined && running !== undefined ? auditActive(running, compactions.get(taskKey(running.task.index, running.task.id)) ?? []) : undefined;
+  const runningKey = running === undefined ? '' : taskKey(running.task.index, running.task.id);
+  const active = result === undefined && running !== undefined ? auditActive(running, compactions.get(runningKey) ?? [], invalid.get(runningKey)) : undefined;
   const status: AuditReport['status'] = stop === undefined ? 'incomplete' : isResumableStop(stop.reason) ? 'resumable' : 'finished';
   return {
     runId: record.runId,
@@ -93,7 +98,7 @@ export function buildAudit({ record, result, progress, events, eventCount, store
 }
 
 /** The event types `buildAudit` reads: a store's `audit()` loads the bodies of these and only counts the others. */
-export const AUDITED_EVENT_TYPES = ['policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end'] as const;
+export const AUDITED_EVENT_TYPES = ['policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end', 'output_invalid'] as const;
 
 function taskKey(index: number, taskId: string): string {
   return `${index}\u0000${taskId}`;
@@ -115,7 +120,27 @@ function compactionsByTask(events: readonly KernelEvent[]): Map<string, AuditCom
   return new Map([...byTurn].map(([key, turns]) => [key, [...turns.values()].sort((a, b) => a.turn - b.turn)]));
 }
 
-function auditTask(task: TaskResult, compactions: readonly AuditCompaction[]): AuditTask {
+/** A task's typed answers that did not match: by turn (the latest, as for compactions) and the wrap-up's. */
+interface InvalidOutputs {
+  readonly turns: Map<number, AuditOutputInvalid>;
+  wrapUp?: AuditOutputInvalid;
+}
+
+function invalidOutputsByTask(events: readonly KernelEvent[]): Map<string, InvalidOutputs> {
+  const byTask = new Map<string, InvalidOutputs>();
+  for (const event of events) {
+    if (event.type !== 'output_invalid') continue;
+    const key = taskKey(event.taskIndex, event.taskId);
+    const found = byTask.get(key) ?? { turns: new Map<number, AuditOutputInvalid>() };
+    const entry: AuditOutputInvalid = { at: event.at, seq: event.seq, outcome: event.outcome, repairs: event.repairs, issues: event.issues };
+    if (event.wrapUp) found.wrapUp = entry;
+    else found.turns.set(event.turn, entry);
+    byTask.set(key, found);
+  }
+  return byTask;
+}
+
+function auditTask(task: TaskResult, compactions: readonly AuditCompaction[], invalid: InvalidOutputs | undefined): AuditTask {
   return {
     taskId: task.taskId,
     index: task.index,
@@ -130,13 +155,13 @@ function auditTask(task: TaskResult, compactions: readonly AuditCompaction[]): A
       runtimeMs: task.runtimeMs,
     },
     ...(task.stop.bound === undefined ? {} : { bound: task.stop.bound }),
-    turns: task.turns.map((turn) => auditTurn(turn, compactions)),
+    turns: task.turns.map((turn) => auditTurn(turn, compactions, invalid)),
     compactions,
-    ...(task.wrapUp === undefined ? {} : { wrapUp: auditWrapUp(task.wrapUp) }),
+    ...(task.wrapUp === undefined ? {} : { wrapUp: auditWrapUp(task.wrapUp, invalid?.wrapUp) }),
   };
 }
 
-function auditWrapUp(wrapUp: WrapUpResult): AuditWrapUp {
+function auditWrapUp(wrapUp: WrapUpResult, outputInvalid: AuditOutputInvalid | undefined): AuditWrapUp {
   return {
     afterTurn: wrapUp.turn,
     ...(wrapUp.finishReason === undefined ? {} : { finishReason: wrapUp.finishReason }),
@@ -144,10 +169,11 @@ function auditWrapUp(wrapUp: WrapUpResult): AuditWrapUp {
     usage: wrapUp.usage,
     costUsd: wrapUp.costUsd,
     runtimeMs: wrapUp.runtimeMs,
+    ...(outputInvalid === undefined ? {} : { outputInvalid }),
   };
 }
 
-function auditActive({ task, point }: ActiveTask, compactions: readonly AuditCompaction[]): AuditActiveTask {
+function auditActive({ task, point }: ActiveTask, compactions: readonly AuditCompaction[], invalid: InvalidOutputs | undefined): AuditActiveTask {
   const { progress } = point;
   return {
     taskId: task.id,
@@ -161,13 +187,14 @@ function auditActive({ task, point }: ActiveTask, compactions: readonly AuditCom
       costUsd: progress.costUsd,
       runtimeMs: progress.elapsedMs,
     },
-    turns: progress.turns.map((turn) => auditTurn(turn, compactions)),
+    turns: progress.turns.map((turn) => auditTurn(turn, compactions, invalid)),
     compactions,
   };
 }
 
-function auditTurn(turn: TurnResult, compactions: readonly AuditCompaction[]): AuditTurn {
+function auditTurn(turn: TurnResult, compactions: readonly AuditCompaction[], invalid: InvalidOutputs | undefined): AuditTurn {
   const compaction = compactions.find((candidate) => candidate.turn === turn.turn);
+  const outputInvalid = invalid?.turns.get(turn.turn);
   return {
     turn: turn.turn,
     ...(turn.stop === undefined ? {} : { stop: turn.stop }),
@@ -175,6 +202,7 @@ function auditTurn(turn: TurnResult, compactions: readonly AuditCompaction[]): A
     usage: turn.usage,
     runtimeMs: turn.runtimeMs,
     ...(compaction === undefined ? {} : { compaction }),
+    ...(outputInvalid === undefined ? {} : { outputInvalid }),
   };
 }
 

@@ -61,6 +61,7 @@ function activeChange(before: ActiveTask | undefined, after: ActiveTask, workflo
     repeat: progress.repeat,
     followUpDue: progress.followUpDue,
     ...(progress.pending === undefined ? {} : { pending: progress.pending }),
+    ...(progress.outputRepairs === undefined ? {} : { outputRepairs: progress.outputRepairs }),
     ...(queues === workflow.queues ? {} : { queues }),
     delivered: after.point.delivered,
     modelCallIndex: after.point.modelCallIndex,

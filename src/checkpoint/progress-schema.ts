@@ -101,6 +101,8 @@ export const TaskCountersShape = lazySchema(() => ({
   repeat: RepeatSchema(),
   followUpDue: z.boolean(),
   pending: PendingTurnSchema().optional(),
+  // Typed outputs: repairs sent so far; absent when none (and in checkpoints written before them).
+  outputRepairs: z.number().int().nonnegative().optional(),
 }));
 
 const ResumePointSchema = lazySchema(() => z.object({

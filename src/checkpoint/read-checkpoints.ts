@@ -185,6 +185,7 @@ function applyActive(previous: ActiveTask | undefined, change: ActiveChange, wor
     repeat: change.repeat,
     followUpDue: change.followUpDue,
     ...(change.pending === undefined ? {} : { pending: change.pending }),
+    ...(change.outputRepairs === undefined ? {} : { outputRepairs: change.outputRepairs }),
   };
   return { task, point: { progress, queues: change.queues ?? workflow.queues, delivered: change.delivered, modelCallIndex: change.modelCallIndex } };
 }

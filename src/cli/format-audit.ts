@@ -1,12 +1,13 @@
-import type { AuditCompaction, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from '../contracts/audit.js';
+import type { AuditCompaction, AuditOutputInvalid, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from '../contracts/audit.js';
+import { describeOutputIssues } from '../contracts/typed-output.js';
 import { formatForkPoint, type ForkPoint } from '../contracts/fork.js';
 import type { StopBound, StopCondition } from '../contracts/stop.js';
 import { colorReason, formatCount, formatDuration, formatTimestamp, formatUsd, plural, stopMark, type Colors } from './format.js';
 
 /**
  * The stop tree of a run, for people: workflow → tasks → turns, each with its stop reason and
- * detail, the counters at the stop and the bound that fired, a turn's compaction and a task's
- * wrap-up call; then the policy decisions and the `error` events that explain an `error` stop.
+ * detail, the counters at the stop and the bound that fired, a turn's compaction, a typed answer
+ * that did not match its schema and a task's wrap-up call; then the policy decisions and the `error` events that explain an `error` stop.
  */
 export function formatAudit(report: AuditReport, colors: Colors): string {
   const lines: string[] = [];
@@ -71,7 +72,15 @@ function turnText(turn: AuditTurn, colors: Colors): string {
   const compaction = turn.compaction === undefined ? '' : `  ${compactionText(turn.compaction, colors)}`;
   const calls = turn.toolCalls.map((call) => (call.isError ? colors.red(`${call.name}✗`) : call.name)).join(', ');
   const ending = turn.stop === undefined ? '' : `  ${stopText(turn.stop, colors)}`;
-  return `turn ${turn.turn}${compaction}${calls === '' ? '' : `  ${calls}`}${ending}  ${colors.dim(formatDuration(turn.runtimeMs))}`;
+  const invalid = turn.outputInvalid === undefined ? '' : `  ${outputInvalidText(turn.outputInvalid, colors)}`;
+  return `turn ${turn.turn}${compaction}${calls === '' ? '' : `  ${calls}`}${invalid}${ending}  ${colors.dim(formatDuration(turn.runtimeMs))}`;
+}
+
+/** `[output invalid, sent back (repair 1): title: expected string]`: a typed answer that did not match. */
+function outputInvalidText(entry: AuditOutputInvalid, colors: Colors): string {
+  const what = entry.outcome === 'repair' ? `sent back (repair ${entry.repairs})` : 'not sent back';
+  const issues = describeOutputIssues(entry.issues);
+  return colors.magenta(`[output invalid, ${what}: ${issues.length > 160 ? `${issues.slice(0, 159)}…` : issues}]`);
 }
 
 /** `[compacted 14 → 6 messages]`: the transcript was compacted before the turn's model call. */
@@ -91,7 +100,8 @@ function unrecordedCompactions(task: AuditTask): readonly AuditCompaction[] {
 function wrapUpText(wrapUp: AuditWrapUp, colors: Colors): string {
   const finish = wrapUp.finishReason === undefined ? '' : wrapUp.finishReason === 'error' ? `${colors.red('error')} · ` : `${wrapUp.finishReason} · `;
   const tokens = wrapUp.usage.inputTokens + wrapUp.usage.outputTokens;
-  return `wrap-up after turn ${wrapUp.afterTurn}  ${finish}${plural(wrapUp.textLength, 'char')} · ${plural(tokens, 'token')} · ${formatUsd(wrapUp.costUsd)}  ${colors.dim(formatDuration(wrapUp.runtimeMs))}`;
+  const invalid = wrapUp.outputInvalid === undefined ? '' : `  ${outputInvalidText(wrapUp.outputInvalid, colors)}`;
+  return `wrap-up after turn ${wrapUp.afterTurn}  ${finish}${plural(wrapUp.textLength, 'char')} · ${plural(tokens, 'token')} · ${formatUsd(wrapUp.costUsd)}${invalid}  ${colors.dim(formatDuration(wrapUp.runtimeMs))}`;
 }
 
 function stopText(stop: StopCondition | undefined, colors: Colors): string {

@@ -1,5 +1,6 @@
 import type { ErrorCode } from './error-codes.js';
-import type { CompactionOutcome, ErrorScope, PolicySubject } from './events.js';
+import type { CompactionOutcome, ErrorScope, OutputInvalidOutcome, PolicySubject } from './events.js';
+import type { OutputIssue } from './typed-output.js';
 import type { TaskCounters } from './events.js';
 import type { WrapUpResult } from './results.js';
 import type { StopBound, StopCondition } from './stop.js';
@@ -18,6 +19,16 @@ export interface AuditCompaction {
   readonly messagesAfter: number;
 }
 
+/** A typed answer that did not match its task's `output` schema, from its `output_invalid` event. */
+export interface AuditOutputInvalid {
+  readonly at: number;
+  readonly seq: number;
+  readonly outcome: OutputInvalidOutcome;
+  /** Repairs sent in the task so far, this one included. */
+  readonly repairs: number;
+  readonly issues: readonly OutputIssue[];
+}
+
 /** One turn in the stop tree. */
 export interface AuditTurn {
   readonly turn: number;
@@ -27,6 +38,8 @@ export interface AuditTurn {
   readonly runtimeMs: number;
   /** The compaction before this turn's model call, when the compactor had work. */
   readonly compaction?: AuditCompaction;
+  /** A typed task's answer of this turn that did not match its schema. */
+  readonly outputInvalid?: AuditOutputInvalid;
 }
 
 /**
@@ -43,6 +56,8 @@ export interface AuditWrapUp {
   readonly usage: Usage;
   readonly costUsd: number;
   readonly runtimeMs: number;
+  /** A typed task's wrap-up answer that did not match its schema. */
+  readonly outputInvalid?: AuditOutputInvalid;
 }
 
 /** One task in the stop tree, with the counters at its stop and the bound that fired (with its configured value). */

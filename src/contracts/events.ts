@@ -5,6 +5,7 @@ import type { ForkOrigin } from './fork.js';
 import type { QueueName } from './queues.js';
 import type { StopCondition } from './stop.js';
 import type { TurnResult, WorkflowMetrics } from './results.js';
+import type { OutputIssue } from './typed-output.js';
 import type { Usage } from './usage.js';
 
 export type { ErrorScope } from './error-scopes.js';
@@ -29,6 +30,13 @@ interface TurnScoped extends TaskScoped {
 }
 
 export type PolicySubject = 'task' | 'tool';
+
+/**
+ * What became of a typed task's answer that did not match its `output` schema: `repair`, it went
+ * back to the model with the issues; `stopped`, the task stopped with it (its repairs used up,
+ * another stop at the same check, or the answer of the wrap-up call).
+ */
+export type OutputInvalidOutcome = 'repair' | 'stopped';
 
 /** How a compaction (the turn machine's COMPACT state) ended. */
 export type CompactionOutcome = 'compacted' | 'failed' | 'canceled';
@@ -64,6 +72,16 @@ export type KernelEventBody =
       readonly messagesBefore: number;
       /** Messages in the transcript the turn goes on with (`messagesBefore` unless compacted). */
       readonly messagesAfter: number;
+    } & TurnScoped)
+  | ({
+      readonly type: 'output_invalid';
+      /** Where and why the answer failed (at most 10, then one counting the rest). */
+      readonly issues: readonly OutputIssue[];
+      readonly outcome: OutputInvalidOutcome;
+      /** Repairs sent to the model in this task so far, this one included. */
+      readonly repairs: number;
+      /** The answer was the wrap-up call's (`wrapUpOnBound`). */
+      readonly wrapUp: boolean;
     } & TurnScoped)
   | ({ readonly type: 'message_start'; readonly wrapUp: boolean } & TurnScoped)
   | ({ readonly type: 'message_update'; readonly delta: string } & TurnScoped)

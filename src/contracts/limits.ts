@@ -9,7 +9,7 @@ import { lazySchema, type SchemaOf } from './lazy-schema.js';
 export const LimitsSchema = lazySchema(() => z.strictObject({
   toolResultChars: z.number().int().min(64).optional().describe('Most characters of a tool result (its JSON, or the string itself) kept; the rest is cut with a marker (default 262144)'),
   toolResultDepth: z.number().int().min(1).max(1_000).optional().describe('Deepest nesting of a tool result kept; deeper values become a marker (default 64)'),
-  toolArgumentsDepth: z.number().int().min(1).max(1_000).optional().describe('Deepest nesting of tool-call arguments accepted; deeper arguments are an error tool result (default 64)'),
+  toolArgumentsDepth: z.number().int().min(1).max(1_000).optional().describe('Deepest nesting of tool-call arguments (and of a typed task\'s JSON answer) accepted; deeper arguments are an error tool result, a deeper answer an output issue (default 64)'),
   toolArgumentsChars: z
     .number()
     .int()

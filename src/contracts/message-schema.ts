@@ -6,7 +6,7 @@ export const ToolCallSchema = lazySchema(() => z.object({ id: z.string(), name: 
 
 export const MessageSchema = lazySchema(() => z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string(), source: z.enum(['task', 'steering', 'follow_up', 'wrap_up', 'ephemeral']).optional() }),
+  z.object({ role: z.literal('user'), content: z.string(), source: z.enum(['task', 'steering', 'follow_up', 'wrap_up', 'ephemeral', 'output_repair']).optional() }),
   z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema()).optional() }),
   z.object({ role: z.literal('tool'), toolCallId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
 ]));

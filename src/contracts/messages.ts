@@ -6,8 +6,11 @@ export interface SystemMessage {
   readonly content: string;
 }
 
-/** Where a user message came from: the task itself, a steer, a follow-up, or the wrap-up request. */
-export type UserMessageSource = 'task' | 'steering' | 'follow_up' | 'wrap_up' | 'ephemeral';
+/**
+ * Where a user message came from: the task itself, a steer, a follow-up, the wrap-up request, or
+ * `output_repair`: a typed task's answer that did not match its `output` schema, sent back with the issues.
+ */
+export type UserMessageSource = 'task' | 'steering' | 'follow_up' | 'wrap_up' | 'ephemeral' | 'output_repair';
 
 export interface UserMessage {
   readonly role: 'user';

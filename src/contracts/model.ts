@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from './messages.js';
+import type { JsonSchema } from './turn-protocol.js';
 import type { Usage } from './usage.js';
 
 /** What the model sees of a tool: its name, description and JSON Schema (from zod). */
@@ -28,6 +29,22 @@ export interface ModelRequest {
    */
   readonly taskId?: string;
   readonly turn?: number;
+  /**
+   * Set on every call of a task with an `output` schema (the wrap-up call included): the final
+   * answer must be JSON matching `schema`. An adapter whose provider supports structured output
+   * asks for it (`openaiModel`: `response_format` `json_schema`; `aiSdkModel`: `responseFormat`);
+   * others may ignore it: the kernel also says so in the system message and checks every answer
+   * itself (docs/providers.md, "Structured output").
+   */
+  readonly responseFormat?: ResponseFormat;
+}
+
+/** A request for a JSON answer matching a JSON Schema (typed task outputs). */
+export interface ResponseFormat {
+  readonly type: 'json';
+  readonly schema: JsonSchema;
+  /** A name for the schema (`[A-Za-z0-9_-]`, at most 64 characters), from the task's id. */
+  readonly name: string;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter';

@@ -1,6 +1,10 @@
 import type { FinishReason } from './model.js';
 import type { StopCondition } from './stop.js';
+import type { TaskOutputs } from './task-outputs.js';
 import type { Usage } from './usage.js';
+
+/** Type-only key: no result holds it at run time. */
+declare const outputTypes: unique symbol;
 
 export interface TurnToolCall {
   readonly id: string;
@@ -69,11 +73,17 @@ export interface WorkflowMetrics {
   readonly runtimeMs: number;
 }
 
-export interface WorkflowResult {
+/**
+ * A run's outcome. `Outputs` types the tasks' outputs by id when the tasks were given as a literal
+ * (`taskOutput(result, id)` reads one); without it any id is allowed and outputs are `unknown`.
+ */
+export interface WorkflowResult<Outputs extends TaskOutputs = TaskOutputs> {
   readonly runId: string;
   readonly stop: StopCondition;
   readonly tasks: readonly TaskResult[];
   readonly metrics: WorkflowMetrics;
+  /** Type-only (never present): the outputs' types by task id. */
+  readonly [outputTypes]?: Outputs;
 }
 
 export const EMPTY_METRICS: WorkflowMetrics = Object.freeze({

@@ -10,6 +10,7 @@ import type { DeliveryMode, MessageQueues, QueuedMessage, QueueName } from './qu
 import type { TaskResult, TurnResult, WrapUpResult } from './results.js';
 import type { StopCondition } from './stop.js';
 import type { ToolResult } from './tool.js';
+import type { OutputCheck, OutputState } from './typed-output.js';
 import type { Usage } from './usage.js';
 
 /** A JSON Schema object, as stored with a run (a task's `output`). */
@@ -79,6 +80,11 @@ export interface TurnProgress {
    * approval): a resume continues at ACT with these calls instead of calling the model again.
    */
   readonly pending?: { readonly turn: number; readonly response: ModelResponse };
+  /**
+   * Typed outputs: answers that did not match the task's `output` schema and went back to the
+   * model. Absent when none did (and in checkpoints written before typed outputs).
+   */
+  readonly outputRepairs?: number;
 }
 
 /** Where a resume continues a task from: the state after its last completed turn. */
@@ -114,6 +120,8 @@ export interface CurrentTurn {
   readonly resumeAt: TaskResumePoint | undefined;
   /** Calls of this turn's batch that started (TOOL_STARTED): counted in `toolCalls` when a deadline or cancel cuts the batch. */
   readonly toolsStarted: number;
+  /** A typed task's answer without tool calls, checked against its `output` schema (by the model caller). */
+  readonly output: OutputCheck | undefined;
 }
 
 /** What does not change while a task segment runs. */
@@ -165,6 +173,8 @@ export interface TurnContext {
   readonly wrapUp: WrapUpResult | undefined;
   /** The compactor actor exists: spawned the first time COMPACT was entered, kept for the rest of the task. */
   readonly compactorSpawned: boolean;
+  /** Typed outputs: repairs sent so far and the answer that matched (`{ repairs: 0 }` for other tasks). */
+  readonly output: OutputState;
 }
 
 /** Output of the turn machine: the task's result plus what the workflow must carry forward. */
@@ -211,6 +221,10 @@ export interface InnerStopState {
   /** Steering or follow-up messages are waiting: a model that would stop goes on instead. */
   readonly pendingMessages: boolean;
   readonly messages: readonly Message[];
+  /** A typed task's answer without tool calls, checked against its schema. */
+  readonly output?: OutputCheck;
+  /** Repairs sent so far (typed outputs); the task stops `invalid_output` once they reach `maxOutputRepairs`. */
+  readonly outputRepairs: number;
 }
 
 export interface StopEvaluateRequest {
@@ -221,7 +235,8 @@ export interface StopEvaluateRequest {
 // ---- events the machine receives ----
 
 export type TurnEvent =
-  | { readonly type: 'MODEL_DONE'; readonly result: ModelResult; readonly at: number }
+  /** `output`: set for a typed task's answer without tool calls, checked against the task's schema. */
+  | { readonly type: 'MODEL_DONE'; readonly result: ModelResult; readonly at: number; readonly output?: OutputCheck }
   | { readonly type: 'TOOLS_DONE'; readonly results: readonly ToolResult[]; readonly at: number }
   /**
    * `count` calls of the running batch started (each uses a tool-call slot even if the batch is
@@ -229,12 +244,22 @@ export type TurnEvent =
    */
   | { readonly type: 'TOOL_STARTED'; readonly count: number }
   | { readonly type: 'TOOLS_FAILED'; readonly failure: PendingFailure; readonly results: readonly ToolResult[]; readonly at: number }
-  | { readonly type: 'STOP_DECIDED'; readonly stop: StopCondition | undefined; readonly at: number }
+  /**
+   * `repair`: set when the task goes on after a typed answer that did not match: it goes back to
+   * the model as repair `number` of at most `of` (`maxOutputRepairs`).
+   */
+  | { readonly type: 'STOP_DECIDED'; readonly stop: StopCondition | undefined; readonly at: number; readonly repair?: OutputRepair }
   | { readonly type: 'CHECKPOINT_FAILED'; readonly message: string; readonly at: number }
   | { readonly type: 'STEER'; readonly message: QueuedMessage }
   | { readonly type: 'FOLLOW_UP'; readonly message: QueuedMessage }
   | { readonly type: 'CLEAR_QUEUE'; readonly queue: QueueName }
   | { readonly type: 'CANCEL'; readonly stop: StopCondition };
+
+/** A typed answer sent back to the model: repair `number` of at most `of`. */
+export interface OutputRepair {
+  readonly number: number;
+  readonly of: number;
+}
 
 /** Data for the per-turn checkpoint written at NEXT_TURN. */
 export interface TurnCheckpoint {

@@ -22,6 +22,7 @@ import { isGraph } from '../graph/task-graph.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { cleanRunId, refuseRedactedTaskIds } from './run-ids.js';
 import type { WorkflowRun } from './workflow-run.js';
+import type { OutputsOf } from '../contracts/task-outputs.js';
 
 export interface StartOptions {
   readonly runId?: string;
@@ -35,8 +36,11 @@ export interface ResumeOptions {
 }
 
 export interface Kernel {
-  /** Starts a run of `tasks` (or the tasks given in the options). Throws ConfigError on invalid tasks. */
-  start(tasks?: readonly TaskInput[], options?: StartOptions): WorkflowRun;
+  /**
+   * Starts a run of `tasks` (or the tasks given in the options). Throws ConfigError on invalid
+   * tasks. Tasks given as a literal type the run's outputs by id (docs/api.md, "Typed outputs").
+   */
+  start<const Tasks extends readonly TaskInput[] = readonly TaskInput[]>(tasks?: Tasks, options?: StartOptions): WorkflowRun<OutputsOf<Tasks>>;
   /** Continues a run from its last checkpoint. Rejects with RunError when it cannot be resumed. */
   resume(runId: string, options?: ResumeOptions): Promise<WorkflowRun>;
   /**

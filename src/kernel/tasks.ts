@@ -26,9 +26,10 @@ export const TaskInputSchema = lazySchema(() => z.union([
 /**
  * A task as the caller gives it: a description, or an object with an optional id, per-task
  * bounds, a typed `output` (a zod schema or a JSON Schema), `dependsOn`, `forEach` and
- * `forEachFailure` (docs/workflows.md).
+ * `forEachFailure` (docs/workflows.md). `dependsOn` may be a readonly array, so that a list
+ * written `as const` (its outputs typed, docs/api.md "Typed outputs") is accepted.
  */
-export type TaskInput = z.input<SchemaOf<typeof TaskInputSchema>>;
+export type TaskInput = string | (Omit<Exclude<z.input<SchemaOf<typeof TaskInputSchema>>, string>, 'dependsOn'> & { readonly dependsOn?: readonly string[] });
 
 // Built once: a zod schema costs more to build than to run, and every start() validates its tasks.
 const TaskListSchema = lazySchema(() => z.array(TaskInputSchema()).min(1, 'must hold at least one task'));

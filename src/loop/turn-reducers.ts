@@ -8,6 +8,7 @@ import { clearQueue, enqueue, type MessageQueues, type QueuedMessage, type Queue
 import type { TaskResult, TurnResult, TurnToolCall, WrapUpResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { ToolResult } from '../contracts/tool.js';
+import type { OutputCheck } from '../contracts/typed-output.js';
 import type { CurrentTurn, InnerStopState, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
 import { addUsage } from '../contracts/usage.js';
 import { toolCallKey } from './tool-call-key.js';
@@ -37,11 +38,12 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     stop: undefined,
     wrapUp: undefined,
     compactorSpawned: false,
+    output: { repairs: progress.outputRepairs ?? 0 },
   };
 }
 
 function newTurn(turn: number, startedAt: number, wrapUp: boolean): CurrentTurn {
-  return { turn, startedAt, wrapUp, result: undefined, toolResults: undefined, failure: undefined, resumeAt: undefined, toolsStarted: 0 };
+  return { turn, startedAt, wrapUp, result: undefined, toolResults: undefined, failure: undefined, resumeAt: undefined, toolsStarted: 0, output: undefined };
 }
 
 /**
@@ -88,14 +90,14 @@ export function failureScope(code: string): 'hook' | 'tool' | 'model' {
   return code === 'hook_failed' ? 'hook' : code === 'tool_failed' ? 'tool' : 'model';
 }
 
-/** PLAN answered: count the call, add its usage, append the assistant message. */
-export function recordModelResult(context: TurnContext, result: ModelResult, at: number): Partial<TurnContext> {
+/** PLAN answered: count the call, add its usage, append the assistant message; keep a typed answer's check. */
+export function recordModelResult(context: TurnContext, result: ModelResult, at: number, output?: OutputCheck): Partial<TurnContext> {
   const usage = result.usage === undefined ? context.usage : addUsage(context.usage, result.usage);
   const base = {
     modelCallIndex: context.modelCallIndex + 1,
     usage,
     lastAt: at,
-    current: { ...context.current, result },
+    current: { ...context.current, result, output },
   };
   if (result.type === 'failure') {
     return { ...base, current: { ...base.current, failure: { scope: failureScope(result.code), message: `${result.code}: ${result.message}` } } };
@@ -159,6 +161,8 @@ export function stopState(context: TurnContext): InnerStopState {
     failure: context.current.failure,
     pendingMessages: context.inbox.queues.steering.length > 0 || context.inbox.queues.followUp.length > 0,
     messages: context.messages,
+    ...(context.current.output === undefined ? {} : { output: context.current.output }),
+    outputRepairs: context.output.repairs,
   };
 }
 
@@ -206,6 +210,8 @@ export function progressOf(context: TurnContext): TurnProgress {
     elapsedMs: context.frame.elapsedBeforeMs + Math.max(0, context.lastAt - context.frame.startedAt),
     repeat: context.repeat,
     followUpDue: context.inbox.followUpDue,
+    // Written only once there is a repair: checkpoints of other tasks keep their shape.
+    ...(context.output.repairs === 0 ? {} : { outputRepairs: context.output.repairs }),
   };
 }
 
@@ -220,9 +226,9 @@ export function beginWrapUp(context: TurnContext): Partial<TurnContext> {
   };
 }
 
-export function recordWrapUp(context: TurnContext, result: ModelResult, at: number): Partial<TurnContext> {
+export function recordWrapUp(context: TurnContext, result: ModelResult, at: number, output?: OutputCheck): Partial<TurnContext> {
   // A failed wrap-up call does not change how the task stopped; it only leaves no answer.
-  const recorded = recordModelResult(context, result, at);
+  const recorded = recordModelResult(context, result, at, output);
   const withResult = { ...context, ...recorded };
   return { ...recorded, wrapUp: { ...turnResult(withResult, at, undefined), finishReason: result.type === 'response' ? result.finishReason : 'error' } };
 }
@@ -245,7 +251,8 @@ export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutp
     turns,
     turnCount: context.turn,
     toolCalls: context.toolCalls,
-    output: wrapUpText !== undefined && wrapUpText !== '' ? wrapUpText : (last?.assistantText ?? ''),
+    // A typed task's output is the answer that matched its schema (none: undefined), else the text.
+    output: context.task.output !== undefined ? context.output.matched?.value : wrapUpText !== undefined && wrapUpText !== '' ? wrapUpText : (last?.assistantText ?? ''),
     usage: context.usage,
     costUsd: context.costUsd,
     runtimeMs: context.frame.elapsedBeforeMs + Math.max(0, stop.at - context.frame.startedAt),

@@ -67,6 +67,8 @@ async function callModel(model: AiSdkLanguageModel, settings: Settings, request:
   const callOptions = {
     prompt: toAiSdkPrompt(request.messages),
     ...(request.tools.length > 0 ? { tools: toAiSdkTools(request.tools) } : {}),
+    // Structured output where the provider supports it; the kernel checks every answer either way.
+    ...(request.responseFormat === undefined ? {} : { responseFormat: { type: 'json', schema: request.responseFormat.schema, name: request.responseFormat.name } }),
     abortSignal: signal,
   };
   let stream: ReadableStream<AiSdkStreamPart> | undefined;

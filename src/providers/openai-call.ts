@@ -17,6 +17,7 @@ import {
 } from './openai-errors.js';
 import { errorText } from './error-text.js';
 import { toWireMessages, toWireTools } from './openai-messages.js';
+import { toWireResponseFormat } from './openai-response-format.js';
 import { PLACEHOLDER_API_KEY, type ResolvedOptions } from './openai-options.js';
 import { estimatedUsageWarning, estimateUsage } from './estimate-usage.js';
 import { createStreamAssembler } from './openai-stream.js';
@@ -119,6 +120,7 @@ async function callModel(
         stream: true,
         stream_options: { include_usage: true },
         ...(request.tools.length > 0 ? { tools: toWireTools(request.tools) } : {}),
+        ...(request.responseFormat === undefined ? {} : { response_format: toWireResponseFormat(request.responseFormat) }),
         ...(resolved.temperature !== undefined ? { temperature: resolved.temperature } : {}),
         ...(resolved.maxOutputTokens !== undefined ? { [resolved.maxOutputTokensParameter]: resolved.maxOutputTokens } : {}),
       },

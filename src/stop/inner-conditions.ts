@@ -3,9 +3,11 @@
  * candidate or nothing; the evaluator keeps the highest-priority candidate (contracts/stop.ts).
  * Bounds compare with `>=`.
  */
+import { outputRepairsOf } from '../contracts/bounds.js';
 import { errorCodeOfScope } from '../contracts/error-scopes.js';
+import { describeOutputIssues } from '../contracts/typed-output.js';
 import type { StopCandidate } from '../contracts/stop.js';
-import type { InnerStopState } from '../contracts/turn-protocol.js';
+import type { InnerStopState, OutputRepair } from '../contracts/turn-protocol.js';
 import { totalTokens } from '../contracts/usage.js';
 
 export type { StopCandidate };
@@ -31,10 +33,32 @@ export const failed: InnerCondition = ({ state }) => {
   return undefined;
 };
 
+/** A typed task's answer completes it only when it matched the task's `output` schema. */
 export const plannerStopped: InnerCondition = ({ state }) =>
-  state.result?.type === 'response' && state.result.toolCalls.length === 0 && !state.pendingMessages
+  state.result?.type === 'response' && state.result.toolCalls.length === 0 && !state.pendingMessages && state.output?.ok !== false
     ? { reason: 'planner_stopped', detail: 'the model answered without tool calls' }
     : undefined;
+
+/**
+ * The repair a typed answer that did not match gets when the task goes on (no condition stopped
+ * it): the answer goes back to the model as repair `number` of at most `of`.
+ */
+export function outputRepair(state: InnerStopState): OutputRepair | undefined {
+  return state.output === undefined || state.output.ok ? undefined : { number: state.outputRepairs + 1, of: outputRepairsOf(state.task.bounds) };
+}
+
+/** A typed answer that did not match, with the task's `maxOutputRepairs` repairs already sent. */
+export const outputInvalid: InnerCondition = ({ state }) => {
+  if (state.output === undefined || state.output.ok) return undefined;
+  const limit = outputRepairsOf(state.task.bounds);
+  if (state.outputRepairs < limit) return undefined;
+  const after = limit === 0 ? 'maxOutputRepairs=0' : `${state.outputRepairs} repair${state.outputRepairs === 1 ? '' : 's'} (maxOutputRepairs=${limit})`;
+  return {
+    reason: 'invalid_output',
+    detail: `the answer did not match the output schema after ${after}: ${describeOutputIssues(state.output.issues)}`,
+    bound: { name: 'maxOutputRepairs', limit, value: state.outputRepairs },
+  };
+};
 
 export const toolTerminated: InnerCondition = ({ state }) => {
   const results = state.toolResults;
@@ -113,6 +137,8 @@ export const INNER_CONDITIONS: readonly InnerCondition[] = [
   runtimeExceeded,
   budgetExhausted,
   loopDetected,
+  // Before invalid_output, its equal in rank: the turn bound is named when both hold at one check.
   turnsExhausted,
+  outputInvalid,
   toolCallsExhausted,
 ];

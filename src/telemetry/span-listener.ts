@@ -169,6 +169,17 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         );
         return;
       }
+      case 'output_invalid': {
+        const task = tasks.get(event.taskId);
+        if (task === undefined) return;
+        task.span.addEvent(
+          'dualloop.output_invalid',
+          // The issues quote the answer (keys, values): content, recorded only when asked.
+          { turn: event.turn, outcome: event.outcome, repairs: event.repairs, wrap_up: event.wrapUp, issue_count: event.issues.length, ...(recordContent ? { issues: content(event.issues) } : {}) },
+          event.at,
+        );
+        return;
+      }
       case 'policy_decision': {
         const tool = event.toolCallId === undefined ? undefined : tools.get(event.toolCallId);
         if (tool !== undefined) tool.awaitingApproval = event.decision === 'require_approval';

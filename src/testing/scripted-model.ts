@@ -1,5 +1,5 @@
 import type { Message, ToolCall } from '../contracts/messages.js';
-import type { FinishReason, Model, ModelRequest, ModelResult, ToolDescriptor } from '../contracts/model.js';
+import type { FinishReason, Model, ModelRequest, ModelResult, ResponseFormat, ToolDescriptor } from '../contracts/model.js';
 import type { Usage } from '../contracts/usage.js';
 
 /** One scripted model answer. */
@@ -33,6 +33,8 @@ export interface RecordedCall {
   readonly index: number;
   readonly messages: readonly Message[];
   readonly tools: readonly ToolDescriptor[];
+  /** The structured output the call asked for (a typed task's calls), as a provider adapter would see it. */
+  readonly responseFormat?: ResponseFormat;
 }
 
 export interface ScriptedModel extends Model {
@@ -53,7 +55,7 @@ export function scriptedModel(script: Script, options: { readonly modelId?: stri
     calls,
     async call(request: ModelRequest): Promise<ModelResult> {
       const index = request.callIndex;
-      calls.push({ index, messages: request.messages, tools: request.tools });
+      calls.push({ index, messages: request.messages, tools: request.tools, ...(request.responseFormat === undefined ? {} : { responseFormat: request.responseFormat }) });
       const step =
         typeof script === 'function'
           ? script({ index, messages: request.messages, ...(request.taskId === undefined ? {} : { taskId: request.taskId }), ...(request.turn === undefined ? {} : { turn: request.turn }) })

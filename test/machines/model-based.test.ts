@@ -20,9 +20,9 @@ import { greedyTurnEvent, serializeTurn, turnEvents, turnInput } from './turn-en
 import { greedyWorkflowEvent, OUTER_BOUNDS, serializeWorkflow, stateOf, workflowEvents, workflowInput } from './workflow-environment.js';
 
 const OUTER_ONLY = ['max_workflow_steps', 'max_session_runtime', 'max_replans'];
-/** Reasons a graph gives a task that never ran its turn machine (src/graph/). */
-const UNRUN_ONLY = ['dependency_failed'];
-const INNER_REASONS = StopReason.options.filter((reason) => !OUTER_ONLY.includes(reason) && !UNRUN_ONLY.includes(reason));
+/** A task whose dependency failed ends `dependency_failed` without a turn machine: the workflow ends it. */
+const NOT_RUN = ['dependency_failed'];
+const INNER_REASONS = StopReason.options.filter((reason) => !OUTER_ONLY.includes(reason) && !NOT_RUN.includes(reason));
 /** Longer than any path the bounds allow: a path that needs more never ends. */
 const STEP_LIMIT = 60;
 

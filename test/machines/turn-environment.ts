@@ -9,7 +9,7 @@ import type { ModelResult, StopCondition, ToolResult } from 'dualloop';
 import { pickStop } from '../../src/contracts/stop.js';
 import type { TurnContext } from '../../src/contracts/turn-protocol.js';
 import { stopState } from '../../src/loop/turn-reducers.js';
-import { INNER_CONDITIONS, type StopCandidate } from '../../src/stop/inner-conditions.js';
+import { INNER_CONDITIONS, outputRepair, type StopCandidate } from '../../src/stop/inner-conditions.js';
 import { stop, turnInput, TURN_BOUNDS } from './turn-fixtures.js';
 
 /** The same call twice in a row is a loop. */
@@ -35,6 +35,10 @@ const twoToolAnswer = answer([call('c1', { n: 2 }), call('c2', { n: 3 })]);
 const heavyToolAnswer = answer([call('c1', { n: 4 })], { inputTokens: 3, outputTokens: 2 });
 const modelFailure: ModelResult = { type: 'failure', code: 'server_error', message: 'boom' };
 const filtered: ModelResult = { ...textAnswer, finishReason: 'content_filter' } as ModelResult;
+/** The model caller's checks of a typed answer (the fixture task has an `output` schema). */
+const matched = { ok: true, value: { n: 1 } };
+const mismatched = { ok: false, issues: [{ path: 'n', message: 'expected number' }] };
+const typedAnswers = [matched, mismatched].map((output) => ({ type: 'MODEL_DONE', result: textAnswer, output, at: 1 }));
 
 /** The tool runner's results for the turn's calls: calls beyond the slots left are refused and use none. */
 function toolResults(context: TurnContext, shape: Partial<ToolResult> = {}): ToolResult[] {
@@ -65,6 +69,13 @@ export function stopDecision(context: TurnContext, options: { elapsedMs?: number
   return chosen === undefined ? undefined : { ...chosen, at: 1 };
 }
 
+/** STOP_DECIDED as the evaluator sends it: the stop, or the repair of a typed answer that did not match. */
+function decided(context: TurnContext, options: { elapsedMs?: number; user?: StopCandidate } = {}): AnyEventObject {
+  const decision = stopDecision(context, options);
+  const repair = decision === undefined ? outputRepair(stopState(context)) : undefined;
+  return { type: 'STOP_DECIDED', stop: decision, at: 1, ...(repair === undefined ? {} : { repair }) };
+}
+
 const USER_VERDICTS: readonly (StopCandidate | undefined)[] = [
   undefined,
   { reason: 'goal_achieved', detail: 'shouldStopAfterTurn returned true' },
@@ -86,9 +97,9 @@ export function turnEvents(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     case 'COMPACT':
       return [...anywhere, { type: 'COMPACTED', messages: context.messages }, { type: 'COMPACTION_FAILED', message: 'x' }];
     case 'PLAN':
-      return [...anywhere, ...[textAnswer, toolAnswer, otherToolAnswer, twoToolAnswer, heavyToolAnswer, modelFailure, filtered].map((result) => ({ type: 'MODEL_DONE', result, at: 1 }))];
+      return [...anywhere, ...[toolAnswer, otherToolAnswer, twoToolAnswer, heavyToolAnswer, modelFailure, filtered].map((result) => ({ type: 'MODEL_DONE', result, at: 1 })), ...typedAnswers];
     case 'WRAP_UP':
-      return [...anywhere, ...[textAnswer, modelFailure].map((result) => ({ type: 'MODEL_DONE', result, at: 1 }))];
+      return [...anywhere, { type: 'MODEL_DONE', result: modelFailure, at: 1 }, ...typedAnswers];
     case 'ACT':
       return [
         ...anywhere,
@@ -103,7 +114,7 @@ export function turnEvents(snapshot: AnyMachineSnapshot): AnyEventObject[] {
       return [
         ...anywhere,
         ...[0, TURN_BOUNDS.maxRuntimeMs].flatMap((elapsedMs) =>
-          USER_VERDICTS.map((user) => ({ type: 'STOP_DECIDED', stop: stopDecision(context, { elapsedMs, ...(user === undefined ? {} : { user }) }), at: 1 })),
+          USER_VERDICTS.map((user) => decided(context, { elapsedMs, ...(user === undefined ? {} : { user }) })),
         ),
       ];
     default:
@@ -123,11 +134,11 @@ export function greedyTurnEvent(snapshot: AnyMachineSnapshot): AnyEventObject {
     case 'PLAN':
       return { type: 'MODEL_DONE', result: toolAnswer, at: 1 };
     case 'WRAP_UP':
-      return { type: 'MODEL_DONE', result: textAnswer, at: 1 };
+      return { type: 'MODEL_DONE', result: textAnswer, output: matched, at: 1 };
     case 'ACT':
       return { type: 'TOOLS_DONE', results: toolResults(context), at: 1 };
     case 'CHECK_STOP':
-      return { type: 'STOP_DECIDED', stop: stopDecision(context), at: 1 };
+      return decided(context);
     default:
       throw new Error(`the turn machine rests in ${JSON.stringify(snapshot.value)}, which no service answers`);
   }
@@ -151,6 +162,8 @@ export function serializeTurn(snapshot: AnyMachineSnapshot): string {
     context.wrapUp !== undefined,
     context.inbox.queues.steering.length > 0,
     context.compactorSpawned,
+    context.current.output?.ok,
+    context.output.repairs,
   ]);
 }
 

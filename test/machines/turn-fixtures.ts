@@ -8,7 +8,8 @@ export const TURN_BOUNDS = { maxTurns: 3, maxToolCalls: 3, maxRuntimeMs: 1_000, 
 export function turnInput(wrapUpOnBound = true): TurnInput {
   return {
     runId: 'run',
-    task: { id: 'task', index: 0, description: 'do it', bounds: TURN_BOUNDS },
+    // Typed, with one repair: a walk reaches both a repair and invalid_output within maxTurns.
+    task: { id: 'task', index: 0, description: 'do it', bounds: { ...TURN_BOUNDS, maxOutputRepairs: 1 }, output: { type: 'object' } },
     settings: { wrapUpOnBound, steeringMode: 'one-at-a-time', followUpMode: 'one-at-a-time' },
     budget: { tokensBefore: 0, costBefore: 0 },
     progress: freshProgress([{ role: 'user', content: 'do it' }]),

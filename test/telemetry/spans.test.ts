@@ -180,6 +180,17 @@ describe('OpenTelemetry spans', () => {
     ]);
   });
 
+  it('adds each typed answer that did not match to its task span, its issues only with recordContent', async () => {
+    const task = { id: 'n', description: 'A number.', output: z.object({ n: z.number() }) };
+    const events = async (recordContent: boolean) => {
+      exporter.reset();
+      await runWorkflow({ telemetry: { tracer, recordContent }, model: scriptedModel([{ text: '{"n": "x"}' }, { text: '{"n": 1}' }]), tasks: [task] });
+      return named('invoke_agent')[0]?.events.filter((event) => event.name === 'dualloop.output_invalid').map((event) => event.attributes);
+    };
+    expect(await events(false)).toEqual([{ turn: 1, outcome: 'repair', repairs: 1, wrap_up: false, issue_count: 1 }]);
+    expect((await events(true))?.[0]?.['issues']).toBe('[{"path":"n","message":"Invalid input: expected number, received string"}]');
+  });
+
   it('sets gen_ai.response.model when the model reports which model answered', async () => {
     const model = {
       provider: 'custom',

@@ -84,4 +84,14 @@ describe('timeline', () => {
     expect(rows.find((row) => row.type === 'task_end')).toMatchObject({ tone: 'stop', taskId: 'one', summary: expect.stringContaining('one planner_stopped') });
     expect(rows.map((row) => row.position)).toEqual([...rows.map((row) => row.position)].sort((left, right) => left - right));
   });
+
+  it('shows a typed answer that did not match, with its issues', async () => {
+    const model = scriptedModel([{ text: '{"n": "x"}' }, { text: '{"n": 1}' }]);
+    const run = createKernel({ model }).start([{ id: 'n', description: 'A number.', output: z.object({ n: z.number() }) }]);
+    const events: KernelEvent[] = [];
+    for await (const event of run) events.push(event);
+    const row = timelineRows(events).find((candidate) => candidate.type === 'output_invalid');
+    expect(row).toMatchObject({ tone: 'plain', summary: 'answer did not match the output schema: sent back (repair 1)' });
+    expect(row?.details).toEqual([{ label: 'issues', value: [{ path: 'n', message: 'Invalid input: expected number, received string' }] }]);
+  });
 });

@@ -4,7 +4,7 @@ import type { InnerStopView } from '../../contracts/hooks.js';
 import type { TurnResult } from '../../contracts/results.js';
 import { pickStop, stopPriority, type StopCondition, type StopReason } from '../../contracts/stop.js';
 import type { InnerStopState, StopEvaluateRequest, TurnEvent } from '../../contracts/turn-protocol.js';
-import { INNER_CONDITIONS, type StopCandidate } from '../../stop/inner-conditions.js';
+import { INNER_CONDITIONS, outputRepair, type StopCandidate } from '../../stop/inner-conditions.js';
 import { firstVerdict } from '../../stop/user-verdicts.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
@@ -16,7 +16,8 @@ type Reply = Extract<TurnEvent, { type: 'STOP_DECIDED' }>;
  * The inner stop evaluator: one long-lived actor per task. At every CHECK_STOP it runs the
  * built-in conditions (synchronously, answering at once), then — unless a cancel or an error
  * already decided — `shouldStopAfterTurn` and the user's inner evaluators, and answers
- * `STOP_DECIDED` with the highest-priority stop, or none to go on.
+ * `STOP_DECIDED` with the highest-priority stop, or none to go on — with a repair when the task
+ * goes on after a typed answer that did not match its schema.
  */
 export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry) {
   const hasUserChecks = deps.stop.inner.length > 0 || deps.stop.shouldStopAfterTurn !== undefined;
@@ -29,14 +30,14 @@ export function createInnerStopEvaluator(deps: KernelDeps, registry: RunRegistry
       const check = { state, elapsedMs, loopThreshold: deps.stop.loopThreshold, workflowSpent: run.spend.total() };
       const builtIn = pickStop(INNER_CONDITIONS.map((condition) => condition(check)));
       if (!hasUserChecks || (builtIn !== undefined && preemptsUserChecks(builtIn.reason))) {
-        sendBack(decided(builtIn, deps.clock.now()));
+        sendBack(decided(builtIn, state, deps.clock.now()));
         return;
       }
       const signal = controller!.signal;
       void userCandidate(deps, state, elapsedMs, signal).then((user) => {
         if (signal.aborted) return;
         if (user?.reason === 'error') run.emit({ type: 'error', scope: 'stop_evaluator', code: user.code, message: user.detail, taskId: input.taskId, taskIndex: input.taskIndex });
-        sendBack(decided(pickStop([builtIn, user]), deps.clock.now()));
+        sendBack(decided(pickStop([builtIn, user]), state, deps.clock.now()));
       });
     });
     return () => controller?.abort(TASK_STOPPED);
@@ -48,9 +49,12 @@ function preemptsUserChecks(reason: StopReason): boolean {
   return stopPriority(reason) <= stopPriority('error');
 }
 
-function decided(candidate: StopCandidate | undefined, at: number): Reply {
+function decided(candidate: StopCandidate | undefined, state: InnerStopState, at: number): Reply {
   const stop: StopCondition | undefined = candidate === undefined ? undefined : { ...candidate, at };
-  return { type: 'STOP_DECIDED', stop, at };
+  // The task goes on after a typed answer that did not match: it goes back to the model
+  // (the outputInvalid condition stops the task instead once the repairs are used up).
+  const repair = stop === undefined ? outputRepair(state) : undefined;
+  return repair === undefined ? { type: 'STOP_DECIDED', stop, at } : { type: 'STOP_DECIDED', stop, at, repair };
 }
 
 async function userCandidate(deps: KernelDeps, state: InnerStopState, elapsedMs: number, signal: AbortSignal): Promise<StopCandidate | undefined> {

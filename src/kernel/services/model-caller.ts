@@ -9,6 +9,8 @@ import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
 import { checkedModelResult } from '../../providers/checked-model-result.js';
 import { failureScope } from '../../loop/turn-reducers.js';
+import { checkAnswer } from '../../output/output-validator.js';
+import { responseFormatFor, withOutputInstruction } from '../../output/output-prompt.js';
 
 type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
 
@@ -16,6 +18,8 @@ type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
  * The model caller: one long-lived actor per task. Each `model.call` request runs one streamed
  * model call and answers `MODEL_DONE` with the result — a failure is a result too. When the task
  * stops (deadline, cancel) the actor is stopped and the in-flight call's signal aborts.
+ * For a typed task (`output` schema) every call asks for JSON (system line, `responseFormat`) and
+ * an answer without tool calls comes back checked against the schema (`MODEL_DONE.output`).
  */
 export function createModelCaller(deps: KernelDeps, registry: RunRegistry) {
   return fromCallback<ModelCallRequest, TurnServiceInput>(({ input, receive, sendBack }) => {
@@ -32,7 +36,8 @@ export function createModelCaller(deps: KernelDeps, registry: RunRegistry) {
         inFlight = undefined;
         // What the task counts, the run's ledger counts: the workflow budget holds across tasks running at once.
         run.spend.charge(result.usage, result.type === 'response' ? result.costUsd : 0);
-        sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now() });
+        const output = checkAnswer(result, input.output, deps.tools.limits.toolArgumentsDepth);
+        sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now(), ...(output === undefined ? {} : { output }) });
       });
     });
     return () => {
@@ -71,11 +76,13 @@ async function callModel(
   // A delta is part of this call only while the call runs: one sent later (a timer of a custom Model) would follow message_end.
   let answering = true;
   try {
-    const messages = await visibleMessages(deps, run, service, request, signal);
+    const visible = await visibleMessages(deps, run, service, request, signal);
+    const messages = service.output === undefined ? visible : withOutputInstruction(visible, service.output);
     const tools = request.wrapUp ? [] : (run.tools.ready ?? (await openTools(run))).descriptors;
     result = await deps.models.model.call({
       messages,
       tools,
+      ...(service.output === undefined ? {} : { responseFormat: responseFormatFor(service.taskId, service.output) }),
       signal,
       callIndex: run.callIndexes.take(request.callIndex),
       taskId: service.taskId,

@@ -71,6 +71,11 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
     case 'compaction_end':
       if (event.outcome === 'compacted') return plain(`compacted ${event.messagesBefore} → ${plural(event.messagesAfter, 'message')}`);
       return { summary: `compaction ${event.outcome}`, tone: event.outcome === 'failed' ? 'error' : 'stop', details: [] };
+    case 'output_invalid': {
+      const what = event.wrapUp ? 'wrap-up answer' : 'answer';
+      const outcome = event.outcome === 'repair' ? `sent back (repair ${event.repairs})` : 'the task stopped';
+      return { summary: `${what} did not match the output schema: ${outcome}`, tone: event.outcome === 'repair' ? 'plain' : 'stop', details: [{ label: 'issues', value: event.issues }] };
+    }
     case 'message_start':
       return plain(event.wrapUp ? 'wrap-up model call' : 'model call');
     case 'message_end': {
