@@ -40,7 +40,8 @@ describe("the README's TypeScript example", () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     await new Promise((resolve) => child.on('close', resolve));
 
-    expect(stdout).toContain('task-1: error — model failure: auth_failed: no OpenAI API key: set the OPENAI_API_KEY environment variable');
-    expect(stdout).toMatch(/^run run-\S+: error — task "task-1" stopped: model failure: auth_failed: /m);
+    expect(stdout).toContain('first: error — model failure: auth_failed: no OpenAI API key: set the OPENAI_API_KEY environment variable');
+    expect(stdout).toMatch(/^run run-\S+: error — task "first" stopped: model failure: auth_failed: /m);
+    expect(stdout).toContain('sum: none');
   });
 });
