@@ -17,7 +17,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { describeError } from '../src/contracts/describe-error.js';
 import { errorCodeOfScope } from '../src/contracts/error-scopes.js';
-import type { ErrorScope, KernelEventBody } from '../src/contracts/events.js';
+import type { KernelEventBody } from '../src/contracts/events.js';
 import type { TurnOutput } from '../src/contracts/turn-protocol.js';
 import type {
   CheckpointInput,
@@ -48,6 +48,7 @@ import {
   refusePicked,
   startPicked,
 } from '../src/loop/branch-reducers.js';
+import { actorFailure, taskEnd, taskOfResult } from '../src/loop/workflow-reports.js';
 import { initialWorkflowContext, progressOf, remainingSessionMs, sessionDeadlineStop, turnInputFor, workflowOutput } from '../src/loop/workflow-reducers.js';
 import { turnMachine } from './turn.machine.js';
 
@@ -81,21 +82,6 @@ const effects = setup({
     sessionDeadline: ({ context }) => remainingSessionMs(context),
   },
 });
-
-const ACTOR_ERROR = 'xstate.error.actor.';
-
-/** Which part failed, by the id of the actor whose error event `stopOnActorError` handles (a task's turn machine: `task.<taskId>`). */
-const ACTOR_FAILURES: Readonly<Record<string, { readonly scope: ErrorScope; readonly what: string }>> = {
-  taskSource: { scope: 'internal', what: 'task source failed' },
-  policyGate: { scope: 'policy', what: 'policy gate failed' },
-  task: { scope: 'internal', what: 'internal: task loop failed' },
-  outerStopEvaluator: { scope: 'stop_evaluator', what: 'outer stop evaluator failed' },
-};
-
-function failureOf(eventType: string) {
-  const actorId = eventType.slice(ACTOR_ERROR.length);
-  return ACTOR_FAILURES[actorId.startsWith('task.') ? 'task' : actorId] ?? { scope: 'internal' as const, what: 'internal: an actor failed' };
-}
 
 /** The answer an actor's `done` event carries (the guards and actions below name which actor's). */
 function outputOf<T>(event: unknown): T {
@@ -225,7 +211,7 @@ const workflowSetup = effects.extend({
      * end the run `error` with the same text as its detail (the event comes before `workflow_end`).
      */
     stopOnActorError: effects.enqueueActions(({ context, event, enqueue: queue }) => {
-      const failure = failureOf(event.type);
+      const failure = actorFailure(event.type);
       const detail = `${failure.what}: ${describeError((event as { error?: unknown }).error)}`;
       const task = context.branches.picked[0]?.task ?? context.branches.running[0]?.task ?? taskOfResult(context.results[context.results.length - 1]);
       queue({ type: 'report', params: { type: 'error', scope: failure.scope, message: detail, ...(task === undefined ? {} : { taskId: task.id, taskIndex: task.index }) } });
@@ -254,28 +240,6 @@ const workflowSetup = effects.extend({
     }),
   },
 });
-
-function taskOfResult(result: WorkflowContext['results'][number] | undefined): { id: string; index: number } | undefined {
-  return result === undefined ? undefined : { id: result.taskId, index: result.index };
-}
-
-/** `task_end`: the task's stop and its counters at the stop. */
-function taskEnd({ result }: Pick<TurnOutput, 'result'>): KernelEventBody {
-  return {
-    type: 'task_end',
-    taskId: result.taskId,
-    taskIndex: result.index,
-    stop: result.stop,
-    counters: {
-      turns: result.turnCount,
-      toolCalls: result.toolCalls,
-      inputTokens: result.usage.inputTokens,
-      outputTokens: result.usage.outputTokens,
-      costUsd: result.costUsd,
-      runtimeMs: result.runtimeMs,
-    },
-  };
-}
 
 export const workflowMachine = workflowSetup.createMachine({
   id: 'workflow',
