@@ -160,6 +160,7 @@ function summarize(run: RunEntry): RunSummary {
     ...(run.record.name === undefined ? {} : { name: run.record.name }),
     createdAt: run.record.createdAt,
     ...(run.record.forkOf === undefined ? {} : { forkOf: run.record.forkOf }),
+    ...(run.record.parent === undefined ? {} : { parent: run.record.parent }),
     ...(run.result === undefined ? {} : { stop: run.result.stop }),
     tasksDone,
     tasksTotal: run.record.tasks.length,

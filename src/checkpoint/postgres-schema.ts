@@ -137,6 +137,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    // Version 4: delegated runs (agentTool, ADR/0455): the run and tool call that started a run.
+    version: 4,
+    description: 'delegated runs: the run and tool call that started a run',
+    sql: `
+      ALTER TABLE {schema}.runs ADD COLUMN parent_run_id text;
+      ALTER TABLE {schema}.runs ADD COLUMN parent_tool_call_id text;
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

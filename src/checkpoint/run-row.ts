@@ -1,7 +1,7 @@
 // Shared by the SQL stores (SQLite, Postgres): what a row of `runs` (with its result) says.
 import type { ForkOrigin, ForkPoint } from '../contracts/fork.js';
 import type { StopCondition } from '../contracts/stop.js';
-import type { RunSummary } from '../contracts/store.js';
+import type { RunParent, RunSummary } from '../contracts/store.js';
 
 type Row = Record<string, unknown>;
 
@@ -9,6 +9,12 @@ type Row = Record<string, unknown>;
 export function forkOfRow(row: Row, parseJson: (text: unknown) => unknown): { forkOf?: ForkOrigin } {
   if (row.fork_of_run_id === null || row.fork_of_run_id === undefined) return {};
   return { forkOf: { runId: String(row.fork_of_run_id), at: parseJson(row.fork_of_at) as ForkPoint } };
+}
+
+/** The `parent` of a run row: both columns are set for a delegated run, neither otherwise. */
+export function parentRow(row: Row): { parent?: RunParent } {
+  if (row.parent_run_id === null || row.parent_run_id === undefined) return {};
+  return { parent: { runId: String(row.parent_run_id), toolCallId: String(row.parent_tool_call_id) } };
 }
 
 /** A line of `listRuns` from a run row joined with its result and latest checkpoint. */
@@ -19,6 +25,7 @@ export function summarizeRunRow(row: Row, parseJson: (text: unknown) => unknown)
     ...(row.name === null ? {} : { name: String(row.name) }),
     createdAt: Number(row.created_at),
     ...forkOfRow(row, parseJson),
+    ...parentRow(row),
     ...(stop === undefined ? {} : { stop }),
     tasksDone: Number(row.result_done ?? row.checkpoint_done ?? 0),
     tasksTotal: Number(row.tasks_total),

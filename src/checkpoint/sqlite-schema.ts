@@ -221,6 +221,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ${CHECKPOINTS_VIEW}
     `,
   },
+  {
+    version: 7,
+    description: 'delegated runs: the run and tool call that started a run (agentTool, ADR/0455)',
+    sql: `
+      ALTER TABLE runs ADD COLUMN parent_run_id TEXT;
+      ALTER TABLE runs ADD COLUMN parent_tool_call_id TEXT;
+    `,
+  },
 ];
 
 /** The WAL pages after which the store's own connection checkpoints (when no worker does it, ADR/0391). */

@@ -8,7 +8,7 @@ import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError, isDualloopErrorOf, StoreError } from '../errors.js';
-import { forkOfRow, summarizeRunRow as summarize } from './run-row.js';
+import { forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
@@ -129,6 +129,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         tasks: parse(runId, 'task list', row.tasks) as TaskSpec[],
         createdAt: Number(row.created_at),
         ...forkOfRow(row, (text) => parse(runId, 'fork point', text)),
+        ...parentRow(row),
       };
     });
 
@@ -154,6 +155,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
             record.createdAt,
             record.forkOf?.runId ?? null,
             record.forkOf === undefined ? null : toJson(record.forkOf.at, `run ${record.runId}: the fork point`),
+            record.parent?.runId ?? null,
+            record.parent?.toolCallId ?? null,
           ),
         );
         keys.set(record.runId, Number(inserted.lastInsertRowid));

@@ -32,6 +32,8 @@ export const OuterBoundsSchema = lazySchema(() => z.strictObject({
   maxReplans: z.number().int().nonnegative(),
   /** Graph workflows: most tasks (and fan-out items) running at once. Optional as the inner additions; DEFAULT_BOUNDS sets it. */
   maxParallelTasks: positiveInt().optional(),
+  /** Delegation (`agentTool`): runs below the root run; a deeper call is an error result `delegation_too_deep`. Optional as above. */
+  maxDelegationDepth: z.number().int().nonnegative().optional(),
 }));
 export type OuterBounds = z.infer<SchemaOf<typeof OuterBoundsSchema>>;
 
@@ -53,7 +55,7 @@ export type BoundsOverride = z.infer<SchemaOf<typeof BoundsOverrideSchema>>;
  */
 export const DEFAULT_BOUNDS: Bounds = Object.freeze({
   inner: Object.freeze({ maxTurns: 25, maxToolCalls: 50, maxRuntimeMs: 600_000, maxOutputRepairs: 2, maxItems: 100 }),
-  outer: Object.freeze({ maxWorkflowSteps: 50, maxSessionRuntimeMs: 3_600_000, maxReplans: 3, maxParallelTasks: 1 }),
+  outer: Object.freeze({ maxWorkflowSteps: 50, maxSessionRuntimeMs: 3_600_000, maxReplans: 3, maxParallelTasks: 1, maxDelegationDepth: 3 }),
 });
 
 export function resolveBounds(base: Bounds, override: BoundsOverride | undefined): Bounds {
@@ -82,4 +84,9 @@ export function maxItemsOf(bounds: InnerBounds): number {
 /** `maxParallelTasks` of outer bounds, which bounds written before it existed lack. */
 export function parallelTasksOf(bounds: OuterBounds): number {
   return bounds.maxParallelTasks ?? DEFAULT_BOUNDS.outer.maxParallelTasks!;
+}
+
+/** `maxDelegationDepth` of outer bounds, which bounds written before it existed lack. */
+export function delegationDepthOf(bounds: OuterBounds): number {
+  return bounds.maxDelegationDepth ?? DEFAULT_BOUNDS.outer.maxDelegationDepth!;
 }

@@ -169,6 +169,11 @@ export interface EventStamp {
   readonly seq: number;
   /** Epoch milliseconds from the injected clock. */
   readonly at: number;
+  /**
+   * Only on a delegated run's event in an ancestor's stream (`agentTool`): the run ids from that
+   * ancestor down to the event's run. The event's own log and listeners never carry it.
+   */
+  readonly path?: readonly string[];
 }
 
 /** A stamped `error` event always carries its code. */

@@ -19,6 +19,14 @@ export interface RunRecord {
   readonly createdAt: number;
   /** Set when the run is a fork (`kernel.fork`): the run and the point it started from. Kept as given. */
   readonly forkOf?: ForkOrigin;
+  /** Set when the run is a delegated child (`agentTool`): the run and the tool call that started it. */
+  readonly parent?: RunParent;
+}
+
+/** The run and tool call a delegated run (`agentTool`) was started by. */
+export interface RunParent {
+  readonly runId: string;
+  readonly toolCallId: string;
 }
 
 export interface RunSummary {
@@ -27,6 +35,8 @@ export interface RunSummary {
   readonly createdAt: number;
   /** The record's `forkOf`, so that a run list can show lineage. */
   readonly forkOf?: ForkOrigin;
+  /** The record's `parent`: a delegated run is listed under the run that started it. */
+  readonly parent?: RunParent;
   readonly stop?: StopCondition;
   /** Tasks that finished for good: a task halted for a resumable reason runs again on resume and is not counted. */
   readonly tasksDone: number;

@@ -29,6 +29,21 @@ export function describeForkConformance(current: () => CheckpointStore): void {
       expect(await store.audit('parent')).not.toHaveProperty('forkOf');
     });
 
+    it('keeps the parent of a delegated run and lists it with the run', async () => {
+      const store = current();
+      await store.createRun(runRecord('root'));
+      const child = runRecord('root.task-1.1.0', { createdAt: T0 + 1, parent: { runId: 'root', toolCallId: 'call-research' } });
+      await store.createRun(child);
+      expect(await store.getRun('root.task-1.1.0')).toEqual(child);
+      expect(await store.getRun('root')).not.toHaveProperty('parent');
+      const listed = await store.listRuns();
+      expect(listed.map((run) => [run.runId, run.parent])).toEqual([
+        ['root.task-1.1.0', { runId: 'root', toolCallId: 'call-research' }],
+        ['root', undefined],
+      ]);
+      expect(listed[1]).not.toHaveProperty('parent');
+    });
+
     it('lets the kernel fork a run at a task and at a turn, leaving the source as it was', async () => {
       const store = current();
       const steps = [{ toolCalls: [{ name: 'count', args: { n: 1 }, id: 'call-1' }] }, { text: 'two' }, { toolCalls: [{ name: 'count', args: { n: 2 }, id: 'call-2' }] }, { text: 'three' }];

@@ -287,7 +287,8 @@ describe('sqlite schema migrations', () => {
     const old = openDatabase({ path, ...settings, migrations: MIGRATIONS.slice(0, 5) });
     old.exec(`ATTACH DATABASE '${current}' AS current`);
     old.exec(`
-      INSERT INTO runs SELECT * FROM current.runs;
+      INSERT INTO runs (id, run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at)
+        SELECT id, run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at FROM current.runs;
       INSERT INTO events (run, seq, type, at, body) SELECT run, seq, type, at, body FROM current.events;
       INSERT INTO tool_results (run, tool_call_id, body) SELECT run, tool_call_id, body FROM current.tool_results;
       INSERT INTO checkpoint_entries (run, sequence, kind, version, saved_at, event_seq, task_id, task_index, turn, tasks_done, snapshot, body)
