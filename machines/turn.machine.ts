@@ -47,6 +47,7 @@ import {
   remainingRuntimeMs,
   resumesPendingTurn,
   stopState,
+  taskAtCall,
 } from '../src/loop/turn-reducers.js';
 
 /** What every turn service is started with. */
@@ -177,6 +178,7 @@ const turnSetup = effects.extend({
         turn: context.turn,
         calls: result?.type === 'response' ? result.toolCalls : [],
         slots: Math.max(0, context.task.bounds.maxToolCalls - context.toolCalls),
+        task: taskAtCall(context),
       };
     }),
     countStartedTool: assign(({ context, event }) => (event.type === 'TOOL_STARTED' ? { current: { ...context.current, toolsStarted: context.current.toolsStarted + event.count } } : {})),

@@ -17,6 +17,9 @@ export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing,
 export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdkFailureCode } from './providers/ai-sdk-model.js';
 
 export { defineTool } from './tools/define-tool.js';
+export { agentTool, type AgentToolSpec } from './delegation/agent-tool.js';
+export type { ChildRunOptions, DelegatedRun } from './contracts/delegation.js';
+export type { RunParent } from './contracts/store.js';
 export { mcpTools, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolSource, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
 export { calculatorTool } from './tools/builtin/calculator.js';
 export { currentTimeTool } from './tools/builtin/current-time.js';

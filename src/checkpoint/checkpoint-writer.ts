@@ -86,7 +86,7 @@ export class CheckpointWriter {
         elapsedMs: Math.max(this.durable.elapsedMs, base.elapsedMs + point.progress.elapsedMs),
         branches: this.branchesOf(base.branches ?? []),
       };
-      return this.submit('turn', target, { taskId: task.id, taskIndex: task.index, turn: point.progress.turns.length });
+      return this.submit('turn', target, turnPosition(checkpoint));
     }
     const target: WorkflowProgress = {
       results: base.results,
@@ -97,7 +97,7 @@ export class CheckpointWriter {
       active: { task, point },
       ...(base.strategy === undefined ? {} : { strategy: base.strategy }),
     };
-    return this.submit('turn', target, { taskId: task.id, taskIndex: task.index, turn: point.progress.turns.length });
+    return this.submit('turn', target, turnPosition(checkpoint));
   }
 
   /**
@@ -219,4 +219,13 @@ export class CheckpointWriter {
     }
     return entry.sequence;
   }
+}
+
+/**
+ * Where a turn entry is: after its task's last completed turn — or, for a turn saved at ACT before
+ * a delegated run starts (its model answer pending), in no turn: it is no fork point.
+ */
+function turnPosition({ task, point }: TurnCheckpoint): CheckpointEntry['position'] {
+  const turn = point.progress.pending === undefined ? { turn: point.progress.turns.length } : {};
+  return { taskId: task.id, taskIndex: task.index, ...turn };
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { DelegatedRun } from './delegation.js';
 
 export type ToolExecutionMode = 'sequential' | 'parallel';
 
@@ -83,6 +84,8 @@ export interface ToolResult {
    * place, since a model may use one id for several calls (ADR 0304).
    */
   readonly at?: ToolCallPlace;
+  /** An agent tool's call (`agentTool`): the child run and what it spent, which counts as its task's. */
+  readonly delegated?: DelegatedRun;
   /** Set when a policy gate refused the call or asked for approval (the call did not run). */
   readonly policy?: {
     readonly decision: 'deny' | 'require_approval';

@@ -201,6 +201,22 @@ export interface ToolRunRequest {
   readonly calls: NonNullable<Extract<ModelResult, { type: 'response' }>['toolCalls']>;
   /** Tool-call slots left under `maxToolCalls`; calls beyond them are refused with an error result. */
   readonly slots: number;
+  /**
+   * The task as the turn's calls find it, for a call that delegates (`agentTool`): its spec and
+   * spend so far, when its deadline fires, and where a resume continues the turn (this very turn,
+   * at ACT: saved before a child run starts, so that a crash does not ask the model again).
+   */
+  readonly task: TaskAtCall;
+}
+
+export interface TaskAtCall {
+  readonly spec: TaskSpec;
+  readonly tokens: number;
+  readonly costUsd: number;
+  readonly toolCalls: number;
+  /** Clock time at which the task's `maxRuntimeMs` is reached. */
+  readonly deadlineAt: number;
+  readonly resumeAt: TaskResumePoint | undefined;
 }
 
 /** What the stop evaluator sees at CHECK_STOP. */

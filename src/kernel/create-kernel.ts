@@ -19,6 +19,8 @@ import { createHolderId, createLeaseKeeper, heldError } from './run-lease.js';
 import type { RunRegistry } from './run-runtime.js';
 import { normalizeTasks, type TaskInput } from './tasks.js';
 import { isGraph } from '../graph/task-graph.js';
+import { childKernels } from './child-kernels.js';
+import { childOuterBounds, childTaskSpec, runDelegation, type ChildKernel, type ChildLaunch } from './delegation.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { cleanRunId, refuseRedactedTaskIds } from './run-ids.js';
 import type { WorkflowRun } from './workflow-run.js';
@@ -104,12 +106,40 @@ export function createKernel(options: KernelOptions): Kernel {
  * Internal (not exported from the package): a kernel whose TASK_SELECT takes its tasks from the
  * given strategy. `createEngine` uses it to run one task per stream on the same machinery.
  */
-export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDeps) => TaskStrategy): Kernel & { readonly deps: KernelDeps } {
+export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDeps) => TaskStrategy): Kernel & ChildKernel {
   const deps = createKernelDeps(options);
   const registry: RunRegistry = new Map();
   const holder = createHolderId();
-  const internals: KernelInternals = { deps, registry, machine: provideMachines(deps, registry, strategyFor(deps)), leases: createLeaseKeeper(deps.store, holder, deps.loop.leaseMs) };
+  const children = childKernels(options, deps, (childOptions) => buildKernel(childOptions, createStrategy));
+  const internals: KernelInternals = {
+    deps,
+    registry,
+    machine: provideMachines(deps, registry, strategyFor(deps)),
+    leases: createLeaseKeeper(deps.store, holder, deps.loop.leaseMs),
+    delegation: (run) => runDelegation(run, deps, children),
+  };
   const digest = optionsDigest(options);
+
+  /** Records the run (with its parent, for a delegated one) and launches it. */
+  const launchNew = (specs: readonly TaskSpec[], runId: string, signal: AbortSignal | undefined, delegated?: ChildLaunch) => {
+    if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
+    const fence = new RunFence(runId);
+    const record = { runId, ...(deps.loop.name === undefined ? {} : { name: deps.loop.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now(), ...(delegated === undefined ? {} : { parent: delegated.parent }) };
+    const ready = createRunRecord(deps, record, holder, fence);
+    return launchRun(internals, {
+      runId,
+      tasks: specs,
+      progress: EMPTY_PROGRESS,
+      resumed: false,
+      approvals: new Map(),
+      lastEventSeq: 0,
+      signal,
+      holder,
+      fence,
+      ...(ready === undefined ? {} : { ready }),
+      ...(delegated === undefined ? {} : { outerBounds: childOuterBounds(deps.loop.bounds.outer, delegated.room), delegation: { depth: delegated.depth, parentSpend: delegated.parentSpend } }),
+    });
+  };
 
   return {
     deps,
@@ -121,20 +151,25 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
       const runId = cleanRunId(startOptions.runId, deps.redactor, 'start options');
       refuseRedactedTaskIds(specs, deps.redactor);
       refuseGraphWithPlanner(specs, deps.loop.strategy);
+      return launchNew(specs, runId, startOptions.signal);
+    },
+    startChild(tasks, launch) {
+      const specs = normalizeTasks(tasks as readonly TaskInput[], deps.loop.bounds).map((spec) => childTaskSpec(spec, launch.room));
+      refuseGraphWithPlanner(specs, deps.loop.strategy);
+      return launchNew(specs, launch.runId, launch.signal, launch);
+    },
+    async resumeChild(launch) {
+      const { runId } = launch;
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const fence = new RunFence(runId);
-      const ready = createRunRecord(deps, { runId, ...(deps.loop.name === undefined ? {} : { name: deps.loop.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now() }, holder, fence);
+      const plan = await loadResumePlan(deps, runId, digest, holder, { signal: launch.signal, approvals: launch.approvals as Record<string, ApprovalAnswer> }).catch((error: unknown) => {
+        throw codedStoreFailure(error, deps.store, runId, 'resume of');
+      });
       return launchRun(internals, {
-        runId,
-        tasks: specs,
-        progress: EMPTY_PROGRESS,
-        resumed: false,
-        approvals: new Map(),
-        lastEventSeq: 0,
-        signal: startOptions.signal,
+        ...plan,
+        progress: plan.progress ?? EMPTY_PROGRESS,
         holder,
-        fence,
-        ...(ready === undefined ? {} : { ready }),
+        outerBounds: childOuterBounds(deps.loop.bounds.outer, launch.room),
+        delegation: { depth: launch.depth, parentSpend: launch.parentSpend },
       });
     },
     async fork(sourceRunId, forkOptions) {

@@ -28,6 +28,8 @@ import type { LeaseKeeper } from './run-lease.js';
 import { watchRunControls } from './run-controls.js';
 import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspension.js';
 import type { RunRegistry, RunRuntime } from './run-runtime.js';
+import type { DelegateCall } from '../contracts/delegation.js';
+import type { DelegatingCall } from '../tools/tool-port.js';
 import { RunTools } from '../tools/run-tools.js';
 import type { MessageOptions, WorkflowRun } from './workflow-run.js';
 import { ToolStartLedger } from './tool-start-ledger.js';
@@ -59,6 +61,8 @@ export interface LaunchPlan {
   readonly previousTraceParent?: string;
   /** The run's lease token, which every write of the run carries (ADR/0180). */
   readonly fence: RunFence;
+  /** A delegated run (`agentTool`): its depth below the root run, and its parent's ledger, which it charges too. */
+  readonly delegation?: { readonly depth: number; readonly parentSpend: SpendLedger };
 }
 
 export interface KernelInternals {
@@ -66,10 +70,13 @@ export interface KernelInternals {
   readonly registry: RunRegistry;
   readonly machine: ProvidedWorkflowMachine;
   readonly leases: LeaseKeeper;
+  /** How this kernel's runs delegate (`agentTool`): given a run, what runs its agent tools' child runs. */
+  readonly delegation?: (run: RunRuntime) => (call: DelegatingCall) => DelegateCall;
 }
 
 /** Starts the workflow actor for a plan and wires its events, result, queues and abort. */
-export function launchRun({ deps, registry, machine, leases }: KernelInternals, plan: LaunchPlan): SuspendableRun {
+export function launchRun(internals: KernelInternals, plan: LaunchPlan): SuspendableRun {
+  const { deps, registry, machine, leases } = internals;
   const { runId, fence } = plan;
   const { clock } = deps;
   const stream = new EventStream();
@@ -116,6 +123,8 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq, new EventRedaction(deps.redactor));
   const runController = new AbortController();
   const tools = new RunTools(deps.tools.own, deps.tools.sources, runId, runController.signal);
+  const startedAt = clock.now();
+  const outerBounds = plan.outerBounds ?? deps.loop.bounds.outer;
 
   const runtime: RunRuntime = {
     runId,
@@ -136,23 +145,29 @@ export function launchRun({ deps, registry, machine, leases }: KernelInternals, 
     }),
     tools,
     toolStarts: new ToolStartLedger(),
-    spend: new SpendLedger(plan.progress),
+    spend: new SpendLedger(plan.progress, plan.delegation?.parentSpend),
     callIndexes: new CallIndexes(restoredCallIndex(plan.progress)),
+    outerBounds,
+    sessionDeadlineAt: startedAt + Math.max(0, outerBounds.maxSessionRuntimeMs - plan.progress.elapsedMs),
+    depth: plan.delegation?.depth ?? 0,
+    relay: (event) => {
+      if (!ended) stream.push({ ...event, path: [runId, ...(event.path ?? [event.runId])] });
+    },
     confirmLease: () => leases.confirm(fence, onLeaseTrouble),
     // A service that reports after the run ended (a gate or tool that ignored its signal) is ignored.
     emit: (body) => {
       if (!ended) sink.emit(body);
     },
   };
+  if (internals.delegation !== undefined) runtime.delegate = internals.delegation(runtime);
   registry.set(runId, runtime);
   const releaseLease = leases.keep(runId, fence, onLeaseTrouble);
 
-  const startedAt = clock.now();
   const graph = isGraph(plan.tasks);
   const actor = createActor(machine, {
     input: {
       runId,
-      bounds: plan.outerBounds ?? deps.loop.bounds.outer,
+      bounds: outerBounds,
       settings: {
         onTaskStop: deps.loop.onTaskStop,
         turn: { wrapUpOnBound: deps.loop.wrapUpOnBound, steeringMode: deps.context.steeringMode, followUpMode: deps.context.followUpMode },

@@ -1,5 +1,8 @@
 import { FailureError } from '../errors.js';
-import type { KernelEventBody } from '../contracts/events.js';
+import type { KernelEvent, KernelEventBody } from '../contracts/events.js';
+import type { OuterBounds } from '../contracts/bounds.js';
+import type { DelegateCall } from '../contracts/delegation.js';
+import type { DelegatingCall } from '../tools/tool-port.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
@@ -36,6 +39,15 @@ export interface RunRuntime {
   readonly spend: SpendLedger;
   /** The next model call's index: one count for every task of the run, so that parallel tasks never share one. */
   readonly callIndexes: CallIndexes;
+  /** The run's outer bounds, and the clock time its session deadline fires. */
+  readonly outerBounds: OuterBounds;
+  readonly sessionDeadlineAt: number;
+  /** Delegation levels above this run: 0 for a run started by the caller (`agentTool`). */
+  readonly depth: number;
+  /** Hands a delegated run's event to this run's stream (not its log: the child's own log has it). */
+  relay(event: KernelEvent): void;
+  /** Runs an agent tool call's child run (`agentTool`). */
+  delegate?(call: DelegatingCall): DelegateCall;
   /** Resolves while this process still holds the run's lease (src/kernel/run-lease.ts `confirm`). */
   confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;

@@ -18,8 +18,14 @@ export class SpendLedger {
   private tokens: number;
   private costUsd: number;
 
-  /** From a run's progress: its committed metrics and what its restored tasks had spent. */
-  constructor(progress: WorkflowProgress) {
+  /**
+   * From a run's progress: its committed metrics and what its restored tasks had spent. A
+   * delegated run's ledger also charges its parent's (and so on up), as each call answers.
+   */
+  constructor(
+    progress: WorkflowProgress,
+    private readonly parent?: SpendLedger,
+  ) {
     const restored = progress.active !== undefined ? [progress.active] : (progress.branches ?? []);
     this.tokens = progress.metrics.inputTokens + progress.metrics.outputTokens;
     this.costUsd = progress.metrics.costUsd;
@@ -32,6 +38,7 @@ export class SpendLedger {
   charge(usage: Usage | undefined, costUsd: number): void {
     if (usage !== undefined) this.tokens += usage.inputTokens + usage.outputTokens;
     this.costUsd += costUsd;
+    this.parent?.charge(usage, costUsd);
   }
 
   total(): Spent {

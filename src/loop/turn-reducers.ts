@@ -9,7 +9,7 @@ import type { TaskResult, TurnResult, TurnToolCall, WrapUpResult } from '../cont
 import type { StopCondition } from '../contracts/stop.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { OutputCheck } from '../contracts/typed-output.js';
-import type { CurrentTurn, InnerStopState, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
+import type { CurrentTurn, InnerStopState, TaskAtCall, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
 import { addUsage } from '../contracts/usage.js';
 import { toolCallKey } from './tool-call-key.js';
 
@@ -122,9 +122,12 @@ export function hasToolCalls(result: ModelResult | undefined): boolean {
   return result !== undefined && result.type === 'response' && result.toolCalls.length > 0;
 }
 
-/** OBSERVE: append tool results to the transcript, count bound slots, track repeated calls. */
+/**
+ * OBSERVE: append tool results to the transcript, count bound slots, track repeated calls. What a
+ * delegated run (`agentTool`) spent — its tool calls, tokens and cost — counts as this task's.
+ */
 export function observeToolResults(context: TurnContext, results: readonly ToolResult[], at: number): Partial<TurnContext> {
-  let { repeat } = context;
+  let { repeat, usage, costUsd } = context;
   let slots = 0;
   const toolMessages: ToolMessage[] = [];
   for (const result of results) {
@@ -133,12 +136,18 @@ export function observeToolResults(context: TurnContext, results: readonly ToolR
       const key = toolCallKey(result.name, result.args);
       repeat = key === repeat.key ? { key, count: repeat.count + 1 } : { key, count: 1 };
     }
+    if (result.delegated !== undefined) {
+      slots += result.delegated.toolCalls;
+      usage = addUsage(usage, result.delegated.usage);
+      costUsd += result.delegated.costUsd;
+    }
     toolMessages.push({ role: 'tool', toolCallId: result.toolCallId, name: result.name, content: result.content, isError: result.isError });
   }
   return {
     messages: [...context.messages, ...toolMessages],
     toolCalls: context.toolCalls + slots,
     repeat,
+    ...(usage === context.usage ? {} : { usage, costUsd }),
     lastAt: at,
     current: { ...context.current, toolResults: results },
   };
@@ -279,6 +288,18 @@ export function deadlineStop(context: TurnContext): StopCondition {
     detail: `task runtime reached maxRuntimeMs=${limit}`,
     bound: { name: 'maxRuntimeMs', limit, value: limit },
     at: context.frame.startedAt + Math.max(0, limit - context.frame.elapsedBeforeMs),
+  };
+}
+
+/** ACT: what a delegating tool call needs of its task (ToolRunRequest.task). */
+export function taskAtCall(context: TurnContext): TaskAtCall {
+  return {
+    spec: context.task,
+    tokens: context.usage.inputTokens + context.usage.outputTokens,
+    costUsd: context.costUsd,
+    toolCalls: context.toolCalls,
+    deadlineAt: context.frame.startedAt + remainingRuntimeMs(context),
+    resumeAt: context.current.resumeAt,
   };
 }
 

@@ -2,6 +2,8 @@ import type { ToolInvocation } from '../contracts/hooks.js';
 import type { ToolCall } from '../contracts/messages.js';
 import type { PolicyVerdict } from '../contracts/policy.js';
 import type { Tool, ToolCallPlace, ToolResult } from '../contracts/tool.js';
+import { DELEGATE, isAgentTool, isDelegatedOutput, isParkedOutput, type ParkedOutput } from '../contracts/delegation.js';
+import type { TaskAtCall } from '../contracts/turn-protocol.js';
 import { describeError } from '../errors.js';
 import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
@@ -26,6 +28,8 @@ export interface ToolCallScope {
   readonly taskIndex: number;
   readonly turn: number;
   readonly spent: { readonly tokens: number; readonly costUsd: number };
+  /** The task as the turn's calls find it (for a delegating call). */
+  readonly task: TaskAtCall;
   /** Aborts when the task stops or another call of the batch failed a hook. */
   readonly signal: AbortSignal;
   /** Told when the call starts (after `tool_execution_start`): it uses a slot even if the turn is cut. */
@@ -113,8 +117,11 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     throw new ToolHookFailure('store', `tool "${call.name}" was not run: ${describeError(error)}`);
   }
   const outcome = await execute(tool, call, args.value, scope, turnScope);
-  let value = outcome.value;
-  let isError = outcome.isError;
+  // A child run parked for approval: so does this run (nothing is recorded; a resume runs the call again and continues the child).
+  if (isParkedOutput(outcome.value)) return parkedResult(call, outcome.value, scope);
+  const delegated = isDelegatedOutput(outcome.value) ? outcome.value : undefined;
+  let value = delegated === undefined ? outcome.value : delegated.value;
+  let isError = delegated === undefined ? outcome.isError : delegated.isError;
   if (afterToolCall !== undefined) {
     const replacement = await guardHook('afterToolCall', () =>
       afterToolCall({ ...invocation, args: args.value }, { result: value, isError }, scope.signal),
@@ -125,7 +132,8 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   // The model sees the result as it is recorded, secrets redacted: the same live and replayed (ADR/0100).
-  const result = deps.redactor.value(executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits));
+  const executed = executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits);
+  const result = deps.redactor.value(delegated === undefined ? executed : { ...executed, delegated: delegated.run });
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
@@ -187,9 +195,18 @@ async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope):
   });
 }
 
+/** The result of an agent tool whose child parked: awaiting the child's approvals, as a policy gate's would be. */
+function parkedResult(call: ToolCall, parked: ParkedOutput, scope: ToolCallScope): ToolResult {
+  const approvalId = parked.approvalIds.join(', ');
+  const reason = `child run ${parked.runId} is awaiting approval: ${parked.detail}`;
+  scope.run.emit({ type: 'policy_decision', subject: 'tool', taskId: scope.taskId, taskIndex: scope.taskIndex, toolCallId: call.id, toolName: call.name, decision: 'require_approval', reason, approvalId });
+  return { ...refusedResult(call, `awaiting approval (${approvalId}): ${reason}`, { policy: { decision: 'require_approval', reason, approvalId } }), executed: true };
+}
+
 /** Runs `execute` under the tool's timeout (on the injected clock) and the batch signal. */
-function execute(tool: Tool, call: ToolCall, args: unknown, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number }) {
+function execute(tool: Tool, call: ToolCall, args: unknown, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number; position: number }) {
   const { deps, run } = scope;
+  const { position: _position, ...eventScope } = turnScope;
   return executeTool(tool, args, {
     signal: scope.signal,
     setTimer: (callback, delayMs) => deps.clock.setTimeout(callback, delayMs),
@@ -200,8 +217,10 @@ function execute(tool: Tool, call: ToolCall, args: unknown, scope: ToolCallScope
       runId: run.runId,
       taskId: scope.taskId,
       update: (progress: unknown) => {
-        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...turnScope, toolCallId: call.id, name: call.name, progress: boundValue(progress, { maxChars: deps.tools.limits.toolResultChars, maxDepth: deps.tools.limits.toolResultDepth }).value });
+        if (!signal.aborted) run.emit({ type: 'tool_execution_update', ...eventScope, toolCallId: call.id, name: call.name, progress: boundValue(progress, { maxChars: deps.tools.limits.toolResultChars, maxDepth: deps.tools.limits.toolResultDepth }).value });
       },
+      // Only an agent tool reads it (agentTool, docs/delegation.md).
+      ...(run.delegate === undefined || !isAgentTool(tool) ? {} : { [DELEGATE]: run.delegate({ toolCallId: call.id, ...turnScope, signal, task: scope.task }) }),
     }),
   });
 }

@@ -9,6 +9,8 @@ import type { Limits } from '../contracts/limits.js';
 import type { ApprovalAnswer, PolicyGate } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import type { ToolSource } from '../contracts/tool.js';
+import type { DelegateCall } from '../contracts/delegation.js';
+import type { TaskAtCall } from '../contracts/turn-protocol.js';
 import type { ToolCatalog } from './run-tools.js';
 
 /** `sequential` (source order), `parallel` (all at once) or `batch` (tools marked `parallel` together). */
@@ -56,4 +58,18 @@ export interface ToolRun {
    */
   confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;
+  /** Delegation (`agentTool`): runs a call's child run; absent where runs cannot delegate. */
+  delegate?(call: DelegatingCall): DelegateCall;
+}
+
+/** The call of an agent tool: its place in the run and its signal (cancelling it cancels the child). */
+export interface DelegatingCall {
+  readonly toolCallId: string;
+  readonly taskId: string;
+  readonly taskIndex: number;
+  readonly turn: number;
+  readonly position: number;
+  readonly signal: AbortSignal;
+  /** The task as the turn's calls find it: its bounds and spend so far, its deadline. */
+  readonly task: TaskAtCall;
 }

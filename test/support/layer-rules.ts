@@ -8,6 +8,7 @@ import { atRunTime, describeChain, isProjectFile, sourceFiles, walk, type Module
 export const LOWER_LAYERS = [
   'src/contracts',
   'src/graph',
+  'src/delegation',
   'src/output',
   'src/loop',
   'src/stop',

@@ -4,16 +4,17 @@ import type { ToolRunRequest, TurnEvent } from '../../contracts/turn-protocol.js
 import { describeError } from '../../errors.js';
 import { runToolBatch, type BatchOutcome } from '../../tools/run-tool-batch.js';
 import type { ToolCallScope } from '../../tools/run-tool-call.js';
-import type { RunToolCatalog } from '../../tools/run-tools.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
-import { runtimeOf, type RunRegistry } from '../run-runtime.js';
+import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
+import { isAgentTool } from '../../contracts/delegation.js';
 
 /**
  * The turn's calls with the run's tools. The sources are open already after a model call; a resume
  * that starts in ACT opens them here, and one that does not open fails the batch (scope `tool`).
  */
-async function runTurnTools(request: ToolRunRequest, runTools: RunToolCatalog, base: Omit<ToolCallScope, 'signal' | 'tools'>, signal: AbortSignal): Promise<BatchOutcome> {
+async function runTurnTools(request: ToolRunRequest, run: RunRuntime, base: Omit<ToolCallScope, 'signal' | 'tools'>, signal: AbortSignal): Promise<BatchOutcome> {
+  const runTools = run.tools;
   let catalog = runTools.ready;
   if (catalog === undefined) {
     try {
@@ -23,7 +24,24 @@ async function runTurnTools(request: ToolRunRequest, runTools: RunToolCatalog, b
     }
   }
   const { tools } = base.deps;
+  const delegates = request.calls.some((call) => isAgentTool(catalog.byName.get(call.name)));
+  if (delegates && request.task.resumeAt !== undefined) {
+    // Before a child run starts, the turn is saved as it stands (at ACT, with the model's answer):
+    // after a crash the resume runs the same calls again and continues the child, instead of asking
+    // the model again and starting another child (docs/delegation.md).
+    try {
+      await saveTurnAtAct(run, base.taskId, request);
+    } catch (error) {
+      return { ok: false, failure: { scope: 'checkpoint', message: `saving the turn before a delegated run failed: ${describeError(error)}` }, results: [] };
+    }
+  }
   return runToolBatch(request.calls, request.slots, tools.execution, tools.concurrency, { ...base, tools: catalog.byName }, signal);
+}
+
+async function saveTurnAtAct(run: RunRuntime, taskId: string, request: ToolRunRequest): Promise<void> {
+  const point = request.task.resumeAt!;
+  const sequence = await run.checkpoints.turn({ runId: run.runId, task: request.task.spec, point });
+  run.emit({ type: 'checkpoint_saved', kind: 'turn', taskId, taskIndex: request.task.spec.index, sequence });
 }
 
 type Reply = Extract<TurnEvent, { type: 'TOOLS_DONE' | 'TOOLS_FAILED' | 'TOOL_STARTED' }>;
@@ -50,8 +68,8 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
         if (!current.signal.aborted) run.toolStarts.started(input.taskId);
       };
       // The run's spend so far, every running task's included (a list's: the request's own count).
-      const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: run.spend.total(), onStart };
-      void runTurnTools(request, run.tools, base, current.signal).then((outcome) => {
+      const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: run.spend.total(), task: request.task, onStart };
+      void runTurnTools(request, run, base, current.signal).then((outcome) => {
         run.toolStarts.settled(input.taskId);
         if (current.signal.aborted) return;
         const at = deps.clock.now();
