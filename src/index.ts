@@ -35,7 +35,7 @@ export { sqliteStore } from './checkpoint/sqlite-store.js';
 export type { SqliteStore, SqliteStoreOptions } from './checkpoint/sqlite-store.js';
 export { postgresStore } from './checkpoint/postgres-store.js';
 export { approveRun, cancelRun, steerRun } from './control/run-control.js';
-export type { ApproveOptions, ControlRedaction } from './control/run-control.js';
+export type { ApproveOptions, ControlRedaction, SteerOptions } from './control/run-control.js';
 export type { ControlChannel, ControlCommand } from './contracts/control.js';
 export type { PostgresConnection, PostgresPool, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres-store.js';
 export { submitRun, type SubmittedRun } from './workers/submit-run.js';

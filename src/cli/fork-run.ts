@@ -4,10 +4,10 @@
  * bound overrides, then the caller's; the fork gets a launch record of its own, so that
  * `dualloop resume` and a fork of the fork rebuild the same kernel.
  */
-import type { ForkPoint } from '../contracts/fork.js';
+import type { ForkOptions } from '../contracts/fork.js';
 import type { KernelOptions } from '../kernel/options.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
-import type { BoundOverrides } from '../manifest/bound-overrides.js';
+import { INNER_OVERRIDES, type BoundOverrides } from '../manifest/bound-overrides.js';
 import type { LoadedManifest } from '../manifest/load-manifest.js';
 import { createManifestKernel } from '../manifest/manifest-kernel.js';
 import type { SourceIssue } from '../manifest/yaml-source.js';
@@ -18,7 +18,8 @@ import { addManifestMcp } from './manifest-mcp.js';
 
 export interface ForkRequest {
   readonly sourceRunId: string;
-  readonly at: ForkPoint;
+  /** A task by number or id (`kernel.fork`'s `at`). */
+  readonly at: ForkOptions['at'];
   readonly message?: string;
   readonly runId?: string;
   /** Bounds given for the fork, over the source's. */
@@ -30,8 +31,6 @@ export interface ForkRequest {
 export type ForkOutcome =
   | { readonly ok: true; readonly run: WorkflowRun; readonly loaded: LoadedManifest; readonly options: KernelOptions }
   | { readonly ok: false; readonly problem: 'no_manifest' | 'manifest' | 'mcp'; readonly message?: string; readonly issues?: readonly SourceIssue[] };
-
-const INNER = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs'] as const;
 
 /** Forks; rejects with the kernel's ConfigError or RunError (unknown run, missing point, taken id). */
 export async function forkStoredRun(opened: CommandStore, request: ForkRequest, cwd: string): Promise<ForkOutcome> {
@@ -49,7 +48,7 @@ export async function forkStoredRun(opened: CommandStore, request: ForkRequest, 
   const kernel = createManifestKernel(loaded, options, opened.store);
   if (!kernel.ok) return { ok: false, problem: 'manifest', issues: kernel.issues };
   // Outer overrides are the kernel's already; inner ones must also reach the task the point is in.
-  const inner = Object.fromEntries(INNER.flatMap((key) => (own[key] === undefined ? [] : [[key, own[key]]])));
+  const inner = Object.fromEntries(INNER_OVERRIDES.flatMap((key) => (own[key] === undefined ? [] : [[key, own[key]]])));
   const edit = {
     ...(request.message === undefined ? {} : { message: request.message }),
     ...(Object.keys(inner).length === 0 ? {} : { bounds: { inner } }),

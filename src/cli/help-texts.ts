@@ -72,5 +72,6 @@ export function addBoundOptions(command: Command, maxTurnsNote = ''): Command {
     .option('--max-steps <n>', 'tasks per run (bounds.outer.maxWorkflowSteps)', positiveInteger)
     .option('--max-session-runtime <ms>', 'runtime of the run, milliseconds (bounds.outer.maxSessionRuntimeMs)', positiveInteger)
     .option('--max-tokens <n>', 'token budget of the run (bounds.outer.maxTokens)', positiveInteger)
-    .option('--max-cost <usd>', 'cost budget of the run in USD (bounds.outer.maxCostUsd)', positiveNumber);
+    .option('--max-cost <usd>', 'cost budget of the run in USD (bounds.outer.maxCostUsd)', positiveNumber)
+    .option('--max-parallel-tasks <n>', 'most tasks of a graph running at once (bounds.outer.maxParallelTasks)', positiveInteger);
 }

@@ -59,7 +59,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
           view: flags['view'] === true,
           ...pick<RunFlags>(flags, { inspectUrl: 'inspectUrl', host: 'host', port: 'port' }),
           ...pick<RunFlags>(flags, { store: 'store', runId: 'runId', maxTurns: 'maxTurns', maxToolCalls: 'maxToolCalls', maxRuntime: 'maxRuntimeMs' }),
-          ...pick<RunFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd' }),
+          ...pick<RunFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd', maxParallelTasks: 'maxParallelTasks' }),
         },
         io,
       );
@@ -86,7 +86,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
       .description('Time travel: start a new run from a point of another run (before a task, or before one of its turns)')
       .usage('<runId> --at <task[:turn]> [options]')
       .argument('<runId>', 'the run to fork (it is not changed)')
-      .requiredOption('--at <task[:turn]>', 'required: the point, counted from 1: 3 is before task 3, 3:6 before turn 6 of task 3')
+      .requiredOption('--at <task[:turn]>', 'required: the point, counted from 1: 3 is before task 3, 3:6 before turn 6 of task 3; a task id names the task (review, review:2)')
       .option('--message <text>', 'a user message the next model call sees')
       .addOption(storeOption())
       .option('--run-id <id>', "the new run's id (default: run-<uuid>)")
@@ -103,7 +103,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
           at: String(flags['at']),
           json: flags['json'] === true,
           ...pick<ForkFlags>(flags, { message: 'message', store: 'store', runId: 'runId', manifest: 'manifest', maxTurns: 'maxTurns', maxToolCalls: 'maxToolCalls', maxRuntime: 'maxRuntimeMs' }),
-          ...pick<ForkFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd' }),
+          ...pick<ForkFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd', maxParallelTasks: 'maxParallelTasks' }),
         },
         io,
       );
@@ -164,11 +164,12 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .description('Queue a steering message for a run from any process, as steer() does in-process')
     .argument('<runId>', 'the run to steer')
     .argument('<message>', 'the message')
+    .option('--task <id>', 'deliver it to this task only (a graph runs several at once); default: every task running when it arrives')
     .addOption(storeOption())
     .addHelpText('after', EXIT_CODES.control)
     .action(async (runId: string, message: string, flags: Record<string, unknown>) => {
       const { controlCommand } = await import('./commands/control-command.js');
-      exitCode = await controlCommand(runId, { kind: 'steer', message }, pick(flags, { store: 'store' }), io);
+      exitCode = await controlCommand(runId, { kind: 'steer', message, ...pick<{ taskId: string }>(flags, { task: 'taskId' }) }, pick(flags, { store: 'store' }), io);
     });
 
   program

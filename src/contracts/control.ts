@@ -7,7 +7,8 @@ import type { ApprovalAnswer } from './policy.js';
  */
 export type ControlCommand =
   | { readonly kind: 'cancel'; readonly reason?: string }
-  | { readonly kind: 'steer'; readonly message: string }
+  /** `taskId`: for that task alone (as `run.steer(message, { taskId })`); else for every task running when it arrives. */
+  | { readonly kind: 'steer'; readonly message: string; readonly taskId?: string }
   | { readonly kind: 'approve'; readonly approvalId: string; readonly answer: ApprovalAnswer; readonly reason?: string };
 
 /**

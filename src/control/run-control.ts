@@ -5,6 +5,7 @@
  * done is a RunError naming the run and the reason, never a silent no-op.
  */
 import { isResumableStop } from '../contracts/stop-rules.js';
+import { isTaskOf } from '../contracts/task-id.js';
 import { hasControlChannel, type ControlChannel, type ControlCommand } from '../contracts/control.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
@@ -36,12 +37,26 @@ export async function cancelRun(store: CheckpointStore, runId: string, options: 
   await channel.sendControl(runId, redact({ kind: 'cancel', ...(options.reason === undefined ? {} : { reason: options.reason }) }));
 }
 
-/** Queues a steering message for the run, delivered as `steer()` delivers it. */
-export async function steerRun(store: CheckpointStore, runId: string, message: string, options: ControlRedaction = {}): Promise<void> {
+export interface SteerOptions extends ControlRedaction {
+  /** The task to steer (a graph's tasks run at once); a task id of the run, or a fan-out item's (`review[2]`). */
+  readonly taskId?: string;
+}
+
+/** Queues a steering message for the run, delivered as `steer()` (with `taskId`: `steer(message, { taskId })`) delivers it. */
+export async function steerRun(store: CheckpointStore, runId: string, message: string, options: SteerOptions = {}): Promise<void> {
   if (typeof message !== 'string' || message.trim() === '') throw new RunError({ code: 'control_invalid', runId, message: `run ${runId}: a steering message must be a non-empty string` });
   const redact = commandRedactor(options);
   const channel = await openRun(store, runId);
-  await channel.sendControl(runId, redact({ kind: 'steer', message }));
+  const { taskId } = options;
+  if (taskId !== undefined) await requireTask(store, runId, taskId);
+  await channel.sendControl(runId, redact({ kind: 'steer', message, ...(taskId === undefined ? {} : { taskId }) }));
+}
+
+/** A steer for a task the run does not have would wait forever: refused before it is stored. */
+async function requireTask(store: CheckpointStore, runId: string, taskId: string): Promise<void> {
+  const tasks = (await store.getRun(runId))?.tasks ?? [];
+  if (isTaskOf(tasks, taskId)) return;
+  throw new RunError({ code: 'control_invalid', runId, message: `run ${runId} has no task "${taskId}" (its tasks: ${tasks.map((task) => task.id).join(', ')})` });
 }
 
 /** Answers a pending approval of a parked run; returns the approval id answered. */

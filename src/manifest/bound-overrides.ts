@@ -12,10 +12,18 @@ export interface BoundOverrides {
   readonly maxTokens?: number;
   /** The workflow's cost budget in USD (`bounds.outer.maxCostUsd`). */
   readonly maxCostUsd?: number;
+  /** Most tasks of a graph running at once (`bounds.outer.maxParallelTasks`). */
+  readonly maxParallelTasks?: number;
 }
 
-const INNER = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs'] as const;
-const OUTER = ['maxWorkflowSteps', 'maxSessionRuntimeMs', 'maxTokens', 'maxCostUsd'] as const;
+/** The per-task bounds the command line overrides (`--max-turns`, `--max-tool-calls`, `--max-runtime`). */
+export const INNER_OVERRIDES = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs'] as const;
+const OUTER = ['maxWorkflowSteps', 'maxSessionRuntimeMs', 'maxTokens', 'maxCostUsd', 'maxParallelTasks'] as const;
+
+/** The bound overrides among a command's flags. */
+export function boundOverridesOf(flags: BoundOverrides): BoundOverrides {
+  return { ...pick(flags, INNER_OVERRIDES), ...pick(flags, OUTER) };
+}
 
 /** The manifest's bounds and tasks with the command-line overrides applied. */
 export function applyBoundOverrides(
@@ -23,7 +31,7 @@ export function applyBoundOverrides(
   tasks: readonly TaskInput[],
   overrides: BoundOverrides,
 ): { readonly bounds: BoundsOverride; readonly tasks: readonly TaskInput[] } {
-  const inner = pick(overrides, INNER);
+  const inner = pick(overrides, INNER_OVERRIDES);
   const outer = pick(overrides, OUTER);
   const innerKeys = Object.keys(inner);
   const merged: BoundsOverride = {

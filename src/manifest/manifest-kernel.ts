@@ -1,4 +1,3 @@
-import { defaultTaskId } from '../contracts/task-id.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import type { Tool } from '../contracts/tool.js';
 import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
@@ -11,6 +10,7 @@ import { declarativePolicy } from '../policy/declarative-policy.js';
 import { applyBoundOverrides, type BoundOverrides } from './bound-overrides.js';
 import type { LoadedManifest, ManifestResult } from './load-manifest.js';
 import type { Manifest } from './manifest-schema.js';
+import { manifestTaskIds } from './manifest-task.js';
 import { resolveModel } from './resolve-model.js';
 import { resolveTools } from './resolve-tools.js';
 import { withLine, type SourceIssue, type YamlSource } from './yaml-source.js';
@@ -125,7 +125,7 @@ function policyNameIssues(manifest: Manifest, tools: readonly Tool[], source: Ya
 function taskIdIssues(manifest: Manifest, source: YamlSource): SourceIssue[] {
   const policy = manifest.policy;
   if (policy === undefined) return [];
-  const taskIds = new Set((manifest.tasks ?? []).map((task, index) => (typeof task === 'string' || task.id === undefined ? defaultTaskId(index) : task.id)));
+  const taskIds = new Set(manifestTaskIds(manifest.tasks ?? []).map((task) => task.id));
   const issues: SourceIssue[] = [];
   (policy.approveTasks ?? []).forEach((id, index) => {
     if (!taskIds.has(id)) issues.push(withLine(source, ['policy', 'approveTasks', index], `no task with id "${id}" (tasks: ${[...taskIds].join(', ')})`));

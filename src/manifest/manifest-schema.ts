@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { BoundsOverrideSchema } from '../contracts/bounds.js';
 import { LimitsSchema } from '../contracts/limits.js';
-import { TaskInputSchema } from '../kernel/tasks.js';
 import { McpServersSchema } from '../mcp/mcp-config.js';
 import { DeclarativePolicySpecSchema } from '../policy/declarative-policy.js';
+import { ManifestTaskSchema } from './manifest-task.js';
 
 /*
  * The manifest: a YAML description of a workflow that `dualloop run` executes. Every path in it
@@ -38,7 +38,7 @@ export const OpenAIModelBlockSchema = z.strictObject({
 
 export const ScriptedModelBlockSchema = z.strictObject({
   provider: z.literal('scripted'),
-  script: z.string().trim().min(1, 'must be a file path').describe('A cassette: a JSON or YAML array of scripted steps, relative to the manifest'),
+  script: z.string().trim().min(1, 'must be a file path').describe('A cassette, relative to the manifest: a JSON or YAML list of scripted steps (one per model call, in order), or a mapping of task ids to such lists (each task’s calls in its own order)'),
 });
 
 export const AiSdkModelBlockSchema = z.strictObject({
@@ -97,7 +97,11 @@ export const ManifestSchema = z.strictObject({
     })
     .optional()
     .describe('MCP servers whose tools the run may call, named <server>__<tool> (docs/mcp.md)'),
-  tasks: z.array(TaskInputSchema()).min(1, 'must hold at least one task').optional().describe('The tasks, in order; a plan strategy may instead plan from `goal`'),
+  tasks: z
+    .array(ManifestTaskSchema)
+    .min(1, 'must hold at least one task')
+    .optional()
+    .describe('The tasks: in order, or a graph when a task has dependsOn or forEach; a plan strategy may instead plan from `goal`'),
   bounds: BoundsOverrideSchema().optional(),
   policy: DeclarativePolicySpecSchema().optional(),
   store: z

@@ -3,7 +3,9 @@ import type { Model } from '../contracts/model.js';
 import { ConfigError, isDualloopError } from '../errors.js';
 import type { OpenAIModelOptions } from '../providers/openai-model.js';
 import { scriptedModel } from '../testing/scripted-model.js';
-import { loadCassette } from './cassette.js';
+import { isCassetteByTask, loadCassette } from './cassette.js';
+import { scriptByTask } from './cassette-by-task.js';
+import { manifestTaskIds } from './manifest-task.js';
 import { resolveAiSdkModel } from './resolve-ai-sdk-model.js';
 import { displayPath, type LoadedManifest } from './load-manifest.js';
 import type { Manifest } from './manifest-schema.js';
@@ -30,13 +32,27 @@ export async function resolveModel(
 ): Promise<ModelResult> {
   if (block.provider === 'scripted') {
     const path = resolve(loaded.directory, block.script);
-    const cassette = await loadCassette(path, displayPath(path));
-    if (cassette.ok) return { model: scriptedModel(cassette.value, { modelId: `cassette:${block.script}` }), issues: [] };
+    // Planned steps (a plan strategy's `goal`) are not known before the run: their keys are not checked.
+    const tasks = loaded.manifest.tasks === undefined ? undefined : manifestTaskIds(loaded.manifest.tasks);
+    const cassette = await loadCassette(path, displayPath(path), tasks);
+    if (cassette.ok) {
+      if (!isCassetteByTask(cassette.value)) return { model: scriptedModel(cassette.value, { modelId: `cassette:${block.script}` }), issues: [] };
+      const planner = plansWith(loaded.manifest, at);
+      if (planner !== undefined) return { issues: [withLine(loaded.source, [at, 'script'], `${block.script}: a cassette by task answers the tasks' calls only, and ${planner}: give the planner a cassette in call order (a list)`)] };
+      return { model: scriptedModel(scriptByTask(cassette.value), { modelId: `cassette:${block.script}` }), issues: [] };
+    }
     const missing = cassette.issues.length === 1 && cassette.issues[0]!.path === '' && cassette.issues[0]!.line === undefined;
     return { issues: missing ? [withLine(loaded.source, [at, 'script'], `${block.script}: ${cassette.issues[0]!.message}`)] : cassette.issues };
   }
   if (block.provider === 'ai-sdk') return resolveAiSdkModel(loaded, block, at);
   return openai(loaded, block, at, environment);
+}
+
+/** Why the block's model makes plans (its calls then belong to no task), or `undefined`. */
+function plansWith(manifest: Manifest, at: 'model' | 'planner'): string | undefined {
+  if (at === 'planner') return 'this is the planner';
+  const strategy = manifest.strategy;
+  return manifest.planner === undefined && (strategy === 'plan_execute' || strategy === 'hybrid') ? `strategy ${strategy} plans with this model (no planner: block)` : undefined;
 }
 
 /**

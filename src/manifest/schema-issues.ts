@@ -90,5 +90,7 @@ function oneOf(options: readonly string[]): string {
 
 function withArticle(noun: string): string {
   if (noun === 'int') return 'an integer';
+  // A zod record is what YAML calls a mapping (MCP servers, a cassette by task).
+  if (noun === 'record') return 'a mapping';
   return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
 }

@@ -11,7 +11,7 @@ export interface ControlFlags {
 
 export type ControlRequest =
   | { readonly kind: 'cancel'; readonly reason?: string }
-  | { readonly kind: 'steer'; readonly message: string }
+  | { readonly kind: 'steer'; readonly message: string; readonly taskId?: string }
   | { readonly kind: 'approve'; readonly callId?: string; readonly answer: 'approve' | 'reject'; readonly reason?: string };
 
 /**
@@ -27,8 +27,8 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
       await cancelRun(opened.store, runId, request.reason === undefined ? {} : { reason: request.reason });
       io.stdout.write(`cancel sent to run ${runId}\n`);
     } else if (request.kind === 'steer') {
-      await steerRun(opened.store, runId, request.message);
-      io.stdout.write(`steering message queued for run ${runId}\n`);
+      await steerRun(opened.store, runId, request.message, request.taskId === undefined ? {} : { taskId: request.taskId });
+      io.stdout.write(`steering message queued for ${request.taskId === undefined ? '' : `task ${request.taskId} of `}run ${runId}\n`);
     } else {
       const approvalId = await approveRun(opened.store, runId, {
         answer: request.answer,

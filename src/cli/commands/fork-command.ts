@@ -1,8 +1,8 @@
 import type { RunErrorCode } from '../../contracts/error-codes.js';
 import { readCheckpoint } from '../../checkpoint/read-checkpoint.js';
-import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
+import type { ForkOptions } from '../../contracts/fork.js';
 import { describeError, isDualloopError, isDualloopErrorOf } from '../../errors.js';
-import type { BoundOverrides } from '../../manifest/bound-overrides.js';
+import { boundOverridesOf, type BoundOverrides } from '../../manifest/bound-overrides.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
@@ -12,7 +12,7 @@ import { reportIssues } from '../report-issues.js';
 import { trapInterrupts } from '../watch-run.js';
 
 export interface ForkFlags extends BoundOverrides {
-  /** `3` or `3:6`. */
+  /** `3`, `3:6`, `security` or `security:2`. */
   readonly at: string;
   readonly message?: string;
   readonly store?: string;
@@ -25,13 +25,27 @@ export interface ForkFlags extends BoundOverrides {
 /** Errors that mean "this fork cannot be made here" rather than "something broke". */
 const USAGE_CODES: ReadonlySet<string> = new Set<RunErrorCode>(['run_not_found', 'fork_point_not_found', 'run_exists']);
 
-const POINT = /^([1-9]\d{0,8})(?::([1-9]\d{0,8}))?$/;
+const NUMBERED = /^([1-9]\d{0,8})(?::([1-9]\d{0,8}))?$/;
+const TURN = /^[1-9]\d{0,8}$/;
 
-/** `3` → before task 3; `3:6` → before turn 6 of task 3. */
-export function parseForkPoint(text: string): ForkPoint | undefined {
-  const match = POINT.exec(text.trim());
-  if (match === null) return undefined;
-  return match[2] === undefined ? { task: Number(match[1]) } : { task: Number(match[1]), turn: Number(match[2]) };
+/**
+ * `3` → before task 3; `3:6` → before turn 6 of task 3; `security` → before the task with that id
+ * (in a graph: it and everything downstream run again); `security:2` → before its turn 2. A
+ * number is always a position; a suffix `:<digits>` is always a turn.
+ */
+export function parseForkPoint(text: string): ForkOptions['at'] | undefined {
+  const point = text.trim();
+  const numbered = NUMBERED.exec(point);
+  if (numbered !== null) return numbered[2] === undefined ? { task: Number(numbered[1]) } : { task: Number(numbered[1]), turn: Number(numbered[2]) };
+  if (point === '' || /^\d+(:|$)/.test(point)) return undefined;
+  const colon = point.lastIndexOf(':');
+  const suffix = colon === -1 ? '' : point.slice(colon + 1);
+  if (colon === -1 || !/^\d+$/.test(suffix)) return { task: point };
+  return TURN.test(suffix) && colon > 0 ? { task: point.slice(0, colon), turn: Number(suffix) } : undefined;
+}
+
+function shownPoint(at: ForkOptions['at']): string {
+  return at.turn === undefined ? String(at.task) : `${at.task}:${at.turn}`;
 }
 
 /**
@@ -41,7 +55,7 @@ export function parseForkPoint(text: string): ForkPoint | undefined {
 export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: CommandIO): Promise<number> {
   const at = parseForkPoint(flags.at);
   if (at === undefined) {
-    complain(io, `--at ${flags.at}: expected <task>[:<turn>], counted from 1 (e.g. 3 or 3:6)`);
+    complain(io, `--at ${flags.at}: expected <task>[:<turn>], the task by its number counted from 1 or by its id, the turn counted from 1 (e.g. 3, 3:6, review or review:2)`);
     return EXIT.usage;
   }
   const opened = await openCommandStore({ flag: flags.store, create: false }, io);
@@ -55,7 +69,7 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
         {
           sourceRunId,
           at,
-          overrides: boundOverrides(flags),
+          overrides: boundOverridesOf(flags),
           ...(flags.message === undefined ? {} : { message: flags.message }),
           ...(flags.runId === undefined ? {} : { runId: flags.runId }),
           ...(flags.manifest === undefined ? {} : { manifest: flags.manifest }),
@@ -67,7 +81,7 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
         complain(io, error.issues.map((issue) => `${cliName(issue.path)}: ${issue.message}`).join('\n'));
         return EXIT.usage;
       }
-      complain(io, `cannot fork ${sourceRunId} at ${formatForkPoint(at)}: ${describeError(error)}`);
+      complain(io, `cannot fork ${sourceRunId} at ${shownPoint(at)}: ${describeError(error)}`);
       return isDualloopErrorOf(error, 'run') && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.error;
     }
     if (!forked.ok) {
@@ -77,7 +91,7 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
       return forked.problem === 'mcp' ? EXIT.error : EXIT.usage;
     }
     const { run, loaded, options } = forked;
-    if (flags.json !== true) io.stderr.write(`forked ${sourceRunId} at ${formatForkPoint(at)} as ${run.runId}\n`);
+    if (flags.json !== true) io.stderr.write(`forked ${sourceRunId} at ${shownPoint(at)} as ${run.runId}\n`);
     // The live view's gauges start from the state at the point: the fork's first checkpoint.
     const point = await readCheckpoint(opened.store, run.runId);
     const before = point === undefined ? undefined : { metrics: point.progress.metrics, tasksDone: point.progress.results.length };
@@ -95,7 +109,3 @@ function cliName(path: string): string {
   return path;
 }
 
-function boundOverrides(flags: ForkFlags): BoundOverrides {
-  const keys = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs', 'maxWorkflowSteps', 'maxSessionRuntimeMs', 'maxTokens', 'maxCostUsd'] as const;
-  return Object.fromEntries(keys.flatMap((key) => (flags[key] === undefined ? [] : [[key, flags[key]]])));
-}

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describeError, isDualloopError } from '../../errors.js';
-import type { BoundOverrides } from '../../manifest/bound-overrides.js';
+import { boundOverridesOf, type BoundOverrides } from '../../manifest/bound-overrides.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from '../follow-run.js';
@@ -25,7 +25,7 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
     complain(io, watchProblem);
     return EXIT.usage;
   }
-  const overrides = boundOverrides(flags);
+  const overrides = boundOverridesOf(flags);
   const prepared = await prepareManifest(manifestPath, overrides, io.cwd);
   if (!prepared.ok) {
     reportIssues(io.stderr, prepared.issues);
@@ -83,7 +83,3 @@ export async function runCommand(manifestPath: string, flags: RunFlags, io: Comm
   }
 }
 
-function boundOverrides(flags: RunFlags): BoundOverrides {
-  const keys = ['maxTurns', 'maxToolCalls', 'maxRuntimeMs', 'maxWorkflowSteps', 'maxSessionRuntimeMs', 'maxTokens', 'maxCostUsd'] as const;
-  return Object.fromEntries(keys.flatMap((key) => (flags[key] === undefined ? [] : [[key, flags[key]]])));
-}
