@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { AGENT_SPEC, DELEGATE, delegatedOutput, delegatedRun, parkedOutput, type ChildRunOptions, type DelegateCall } from '../contracts/delegation.js';
 import { isNaturalCompletion } from '../contracts/stop-rules.js';
+import { fanOutTaskOf } from '../contracts/task-id.js';
 import type { Tool, ToolExecutionContext } from '../contracts/tool.js';
 import { ConfigError } from '../errors.js';
 import { defineTool } from '../tools/define-tool.js';
@@ -64,7 +65,7 @@ export function agentTool<Schema extends z.ZodType>(spec: AgentToolSpec<Schema>)
 function lastTaskOutput(tasks: readonly { readonly taskId: string; readonly index: number; readonly output: unknown }[]): unknown {
   let last: { readonly index: number; readonly output: unknown } | undefined;
   for (const task of tasks) {
-    if (/\[\d+\]$/.test(task.taskId)) continue;
+    if (fanOutTaskOf(task.taskId) !== undefined) continue;
     if (last === undefined || task.index >= last.index) last = task;
   }
   return last?.output;

@@ -42,9 +42,9 @@ export function graphIssues(tasks: readonly TaskSpec[]): ConfigIssue[] {
     const first = byId.get(cycle[0]!)!;
     issues.push({ path: `tasks.${first.index}.dependsOn`, message: `the tasks depend on each other in a cycle: ${cycle.join(' → ')}` });
   }
-  // Placeholders are checked against the dependencies only when those are sound.
-  if (issues.length > 0) return issues;
-  for (const task of tasks) issues.push(...placeholderIssues(task, tasks, byId, graph));
+  // Unknown ids and cycles do not hide placeholder problems; a task's {{item}} needs its own forEach sound.
+  const badForEach = new Set(issues.filter((issue) => issue.path.endsWith('.forEach')).map((issue) => issue.path));
+  for (const task of tasks) if (!badForEach.has(`tasks.${task.index}.forEach`)) issues.push(...placeholderIssues(task, tasks, byId, graph));
   return issues;
 }
 

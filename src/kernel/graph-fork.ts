@@ -13,6 +13,7 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { EMPTY_PROGRESS, type ActiveTask, type WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { RunError } from '../errors.js';
 import { dependenciesOf } from '../graph/task-graph.js';
+import { fanOutTaskOf } from '../contracts/task-id.js';
 import { applyForkEdit } from './fork-edit.js';
 import type { KernelDeps } from './kernel-deps.js';
 
@@ -40,8 +41,8 @@ export function downstreamOf(taskId: string, tasks: readonly TaskSpec[]): Readon
 
 /** A fan-out item's task (`<taskId>[<position>]`), or `undefined`. */
 function itemOf(taskId: string, tasks: readonly TaskSpec[]): string | undefined {
-  const match = /^(.*)\[\d+\]$/.exec(taskId);
-  return match !== null && tasks.some((task) => task.id === match[1] && task.forEach !== undefined) ? match[1] : undefined;
+  const owner = fanOutTaskOf(taskId);
+  return owner !== undefined && tasks.some((task) => task.id === owner && task.forEach !== undefined) ? owner : undefined;
 }
 
 export async function graphForkState(deps: KernelDeps, record: RunRecord, task: TaskSpec, turn: number | undefined, edit: ForkEdit | undefined): Promise<GraphFork> {

@@ -1,6 +1,7 @@
 import { createActor } from 'xstate';
 import { parallelTasksOf, type OuterBounds } from '../contracts/bounds.js';
 import { isGraph } from '../graph/task-graph.js';
+import { isTaskOf } from '../contracts/task-id.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
 import { errorCodeOfScope } from '../contracts/error-scopes.js';
 import type { ForkOrigin } from '../contracts/fork.js';
@@ -262,7 +263,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
       throw new ConfigError({ message: `Invalid ${what} message`, issues: [{ path: 'message', message: 'must be a non-empty string' }] });
     }
     const taskId = options?.taskId;
-    if (taskId !== undefined && !isTaskOf(plan.tasks, taskId)) {
+    if (taskId !== undefined && (typeof taskId !== 'string' || !isTaskOf(plan.tasks, taskId))) {
       throw new ConfigError({ message: `Invalid ${what} options`, issues: [{ path: 'taskId', message: `"${String(taskId)}" is not a task of run ${runId} (${plan.tasks.map((task) => `"${task.id}"`).join(', ')})` }] });
     }
     if (ended) return;
@@ -279,7 +280,11 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
   // Commands sent from other processes act exactly as abort() and steer() here (ADR/0184).
   const controls = watchRunControls(deps.store, runId, fence, (command) => {
     if (command.kind === 'cancel') abortWith({ reason: 'context_canceled', detail: `cancelled from another process${command.reason === undefined ? '' : `: ${command.reason}`}`, at: clock.now() });
-    else if (command.kind === 'steer') queue('STEER', command.message, undefined);
+    else if (command.kind === 'steer') {
+      // The sender checked the task against the run's record; one that is not (the workflow changed since) must not throw here.
+      if (command.taskId === undefined || isTaskOf(plan.tasks, command.taskId)) queue('STEER', command.message, command.taskId === undefined ? undefined : { taskId: command.taskId });
+      else sink.emit({ type: 'warning', message: `a steering message for task "${command.taskId}" was dropped: the run has no such task` });
+    }
   });
   void result.then(controls.stop);
   // A resume starts once the commands sent while it was parked are in (they reach its first turn);
@@ -328,11 +333,4 @@ function guardedInspect(observer: InspectObserver, fail: (error: unknown) => voi
 function restoredCallIndex(progress: WorkflowProgress): number {
   const restored = progress.active !== undefined ? [progress.active] : (progress.branches ?? []);
   return Math.max(progress.modelCallIndex, ...restored.map((active) => active.point.modelCallIndex));
-}
-
-/** A task of the run, or one of its fan-out items (`<taskId>[<position>]`). */
-function isTaskOf(tasks: readonly TaskSpec[], taskId: unknown): boolean {
-  if (typeof taskId !== 'string') return false;
-  const item = /^(.*)\[\d+\]$/.exec(taskId);
-  return tasks.some((task) => task.id === taskId || (item !== null && task.id === item[1] && task.forEach !== undefined));
 }
