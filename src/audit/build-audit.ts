@@ -5,6 +5,7 @@ import { EMPTY_METRICS, type TaskResult, type TurnResult, type WorkflowResult, t
 import { isResumableStop } from '../contracts/stop-rules.js';
 import type { RunRecord } from '../contracts/store.js';
 import type { ActiveTask, WorkflowProgress } from '../contracts/workflow-protocol.js';
+import { auditGraph } from './audit-graph.js';
 
 /** Tasks of a result that will not run again: a task halted for a resumable reason runs again on resume. */
 export function finishedTasks(result: WorkflowResult): number {
@@ -17,8 +18,8 @@ export interface AuditSources {
   /** The latest checkpoint's progress, used when the run has no result (running or crashed). */
   readonly progress: WorkflowProgress | undefined;
   /**
-   * The run's events; only `policy_decision`, `error`, `compaction_end`, `output_invalid`, plan, `strategy_selected` and `checkpoint_saved`
-   * events are read (AUDITED_EVENT_TYPES), so a store may pass just those and give the size of the whole log as `eventCount`.
+   * The run's events; only `workflow_start`, `policy_decision`, `error`, `compaction_end`, `output_invalid`, plan,
+   * `strategy_selected` and `checkpoint_saved` events are read (AUDITED_EVENT_TYPES), so a store may pass just those and give the size of the whole log as `eventCount`.
    */
   readonly events: readonly KernelEvent[];
   readonly eventCount?: number;
@@ -72,15 +73,20 @@ export function buildAudit({ record, result, progress, events, eventCount, store
   });
   if (damage !== undefined) errors.push({ at: result?.stop.at ?? record.createdAt, seq: 0, scope: 'checkpoint', code: 'checkpoint_corrupt', message: `checkpoint_corrupt: ${damage}` });
   const stop = result?.stop;
-  const running = progress?.active;
-  const runningKey = running === undefined ? '' : taskKey(running.task.index, running.task.id);
-  const active = result === undefined && running !== undefined ? auditActive(running, compactions.get(runningKey) ?? [], invalid.get(runningKey)) : undefined;
+  const activeOf = (running: ActiveTask) => {
+    const key = taskKey(running.task.index, running.task.id);
+    return auditActive(running, compactions.get(key) ?? [], invalid.get(key));
+  };
+  const active = result === undefined && progress?.active !== undefined ? activeOf(progress.active) : undefined;
+  const running = result === undefined ? (progress?.branches ?? []).map(activeOf) : [];
+  const graph = auditGraph(record.tasks, tasks, running);
+  const forkOf = record.forkOf === undefined ? undefined : { ...record.forkOf, ...rerunOf(events) };
   const status: AuditReport['status'] = stop === undefined ? 'incomplete' : isResumableStop(stop.reason) ? 'resumable' : 'finished';
   return {
     runId: record.runId,
     ...(record.name === undefined ? {} : { name: record.name }),
     createdAt: record.createdAt,
-    ...(record.forkOf === undefined ? {} : { forkOf: record.forkOf }),
+    ...(forkOf === undefined ? {} : { forkOf }),
     status,
     workflow: {
       ...(stop === undefined ? {} : { stop }),
@@ -89,6 +95,8 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     },
     tasks,
     ...(active === undefined ? {} : { active }),
+    ...(graph === undefined ? {} : { graph }),
+    ...(graph === undefined || result !== undefined ? {} : { running }),
     policyDecisions,
     errors,
     plans,
@@ -98,7 +106,14 @@ export function buildAudit({ record, result, progress, events, eventCount, store
 }
 
 /** The event types `buildAudit` reads: a store's `audit()` loads the bodies of these and only counts the others. */
-export const AUDITED_EVENT_TYPES = ['policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end', 'output_invalid'] as const;
+export const AUDITED_EVENT_TYPES = ['workflow_start', 'policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end', 'output_invalid'] as const;
+
+/** A graph fork's re-run tasks: its first `workflow_start` event names them (the record's `forkOf` does not). */
+function rerunOf(events: readonly KernelEvent[]): { rerun?: readonly string[] } {
+  const start = events.find((event) => event.type === 'workflow_start' && event.forkOf !== undefined);
+  const rerun = start?.type === 'workflow_start' ? start.forkOf?.rerun : undefined;
+  return rerun === undefined ? {} : { rerun };
+}
 
 function taskKey(index: number, taskId: string): string {
   return `${index}\u0000${taskId}`;

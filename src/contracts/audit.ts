@@ -88,6 +88,25 @@ export interface AuditActiveTask {
   readonly compactions: readonly AuditCompaction[];
 }
 
+/**
+ * One task of a graph run (tasks with `dependsOn` or `forEach`, docs/workflows.md), as the run
+ * record gives it, and where it stands: its stop is in `AuditReport.tasks` once it `ended`; a
+ * task `in_progress` is in `AuditReport.running` (or, for a `forEach` task, some of its items
+ * are); a task `not_started` waits for its dependencies, or the run stopped before it.
+ */
+export interface AuditGraphTask {
+  readonly taskId: string;
+  readonly index: number;
+  /** As given, placeholders unfilled (a task that ran has its filled description in `tasks`). */
+  readonly description: string;
+  /** The tasks it waits for: its `dependsOn` and its `forEach` source. */
+  readonly dependsOn: readonly string[];
+  readonly forEach?: string;
+  readonly state: 'ended' | 'in_progress' | 'not_started';
+  /** A `forEach` task's items that ended or run (`<taskId>[i]`, in item order); each is in `tasks` or `running`. */
+  readonly items?: readonly string[];
+}
+
 export interface AuditPolicyDecision {
   readonly at: number;
   readonly seq: number;
@@ -122,7 +141,11 @@ export interface AuditReport {
   readonly runId: string;
   readonly name?: string;
   readonly createdAt: number;
-  /** The run this one was forked from, and the point (the record's `forkOf`). */
+  /**
+   * The run this one was forked from, and the point (the record's `forkOf`); for a graph run's
+   * fork, `rerun` lists the tasks it ran again (from its `workflow_start` event): every other
+   * task's result is the source's.
+   */
   readonly forkOf?: ForkOrigin;
   readonly status: 'finished' | 'resumable' | 'incomplete';
   readonly workflow: {
@@ -130,9 +153,17 @@ export interface AuditReport {
     readonly metrics: WorkflowMetrics;
     readonly bound?: StopBound;
   };
+  /** Every task that ended, in the order they ended (a graph's fan-out items included, as `<taskId>[i]`). */
   readonly tasks: readonly AuditTask[];
-  /** Set when the run has no result and its latest checkpoint was taken inside a task. */
+  /** A list run: set when the run has no result and its latest checkpoint was taken inside a task. */
   readonly active?: AuditActiveTask;
+  /**
+   * A graph run without a result: every task running (or halted for a resumable reason) at its
+   * latest checkpoint, each of which a resume continues. Absent for a list run (see `active`).
+   */
+  readonly running?: readonly AuditActiveTask[];
+  /** A graph run: every task of the record in task order, with its dependencies and where it stands. Absent for a list. */
+  readonly graph?: { readonly tasks: readonly AuditGraphTask[] };
   readonly policyDecisions: readonly AuditPolicyDecision[];
   /** The run's `error` events in order: the cause of an `error` stop. */
   readonly errors: readonly AuditError[];

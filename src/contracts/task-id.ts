@@ -13,3 +13,11 @@ export function isTaskOf(tasks: readonly { readonly id: string; readonly forEach
   const owner = fanOutTaskOf(taskId);
   return tasks.some((task) => task.id === taskId || (owner !== undefined && task.id === owner && task.forEach !== undefined));
 }
+
+/**
+ * Whether `taskId` is a fan-out item of the task `ownerId`: items are `<ownerId>[<position>]`
+ * (docs/workflows.md) and carry their task's index in events and results.
+ */
+export function isItemOf(taskId: string, ownerId: string): boolean {
+  return fanOutTaskOf(taskId) === ownerId;
+}

@@ -19,8 +19,8 @@ describe('the live view model', () => {
     ]);
     const { events, result } = await collectRun(createKernel({ model, tools: [calculatorTool()] }).start(['add', 'multiply']));
     const states = events.reduce((states, event) => [...states, reduceProgress(states.at(-1)!, event)], [initialProgress()]);
-    const whileSecondTaskRuns = states.find((state) => state.taskIndex === 1 && state.task.toolCalls === 2)!;
-    expect(whileSecondTaskRuns).toMatchObject({ tasksDone: 1, turn: 1, done: { toolCalls: 1, tokens: 77 }, task: { tokens: 59 } });
+    const whileSecondTaskRuns = states.find((state) => state.running[0]?.index === 1 && state.running[0].totals.toolCalls === 2)!;
+    expect(whileSecondTaskRuns).toMatchObject({ tasksDone: 1, running: [{ id: 'task-2', turn: 1, totals: { tokens: 59 } }], done: { toolCalls: 1, tokens: 77 } });
     const final = states.at(-1)!;
     expect(final.stop).toEqual(result.stop);
     expect(final.tasksDone).toBe(2);
@@ -41,27 +41,25 @@ describe('the live view model', () => {
   });
 
   it('renders where the run is against its bounds', () => {
+    const description = 'Read receipts.csv and compute the total amount claimed, in EUR.';
+    const task = { id: 'total', index: 0, description, startedAt: 0, turn: 2, totals: { toolCalls: 1, tokens: 443, costUsd: 0.0012 }, lastText: '' };
     const progress = {
       ...initialProgress(),
       tasks: [
-        { id: 'total', description: 'Read receipts.csv and compute the total amount claimed, in EUR.' },
+        { id: 'total', description },
         { id: 'convert', description: 'Convert' },
       ],
-      taskIndex: 0,
-      taskStartedAt: 0,
-      turn: 2,
-      task: { toolCalls: 1, tokens: 443, costUsd: 0.0012 },
+      running: [task],
     };
     const text = renderProgress(
       {
         name: 'expense-report',
         runId: 'run-1',
         outerState: formatStateValue('TASK_EXECUTE'),
-        innerState: formatStateValue('ACT'),
+        branches: [{ task, innerState: formatStateValue('ACT'), bounds: { maxTurns: 6, maxToolCalls: 10, maxRuntimeMs: 60_000, maxTokens: 5_000 }, elapsedMs: 1_250 }],
+        graph: false,
         progress,
-        taskBounds: { maxTurns: 6, maxToolCalls: 10, maxRuntimeMs: 60_000, maxTokens: 5_000 },
         outer: { ...DEFAULT_BOUNDS.outer, maxCostUsd: 0.5 },
-        taskElapsedMs: 1_250,
         sessionElapsedMs: 65_000,
       },
       plain,

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckpointStore, MaybePromise } from 'dualloop';
 import { describeAuditConformance } from './conformance-audit.js';
+import { describeGraphAuditConformance } from './conformance-graph-audit.js';
 import { describeKernelConformance } from './conformance-kernel.js';
 import { describeLeaseConformance } from './conformance-leases.js';
 import { describeHistoryConformance } from './conformance-history.js';
@@ -216,6 +217,7 @@ export function describeCheckpointStore(name: string, makeStore: StoreFactory): 
     describeHistoryConformance(current);
     describeLeaseConformance(current);
     describeAuditConformance(current);
+    describeGraphAuditConformance(current);
     describeKernelConformance(current);
     describeForkConformance(current);
   });

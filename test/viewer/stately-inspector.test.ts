@@ -5,6 +5,7 @@ import { createKernel, defineTool, memoryStore } from 'dualloop';
 import { createStatelyInspector } from 'dualloop/inspect';
 import { scriptedModel } from 'dualloop/testing';
 import { z } from 'zod';
+import { branchGate, turnOf } from '../support/graph-fixtures.js';
 import { readEvents } from './sse-client.js';
 import { statePath } from './state-path.js';
 
@@ -60,6 +61,34 @@ describe('createStatelyInspector', () => {
     expect([...statesOf(tasks[0].sessionId)]).toEqual(expect.arrayContaining(['PLAN', 'ACT', 'OBSERVE', 'CHECK_STOP', 'NEXT_TURN', 'TURN_INIT', 'DONE']));
     expect([...statesOf(tasks[1].sessionId)]).toEqual(expect.arrayContaining(['PLAN', 'CHECK_STOP', 'DONE']));
     expect(messages.some((message) => message.type === '@xstate.event' && message.event.type === 'MODEL_DONE')).toBe(true);
+  });
+
+  it('shows each branch of a graph as its own turn machine, `task.<taskId>`, the branches in ACT at once', async () => {
+    const { url, messages } = await receiver();
+    const inspector = await createStatelyInspector({ url });
+    // Each branch's tool returns only once both branches called it: they run at once.
+    const meet = branchGate('meet');
+    void meet.allIn.then(meet.open);
+    const model = scriptedModel((call) => (turnOf(call) === 0 ? { toolCalls: [{ name: 'meet' }] } : { text: 'done' }));
+    const kernel = createKernel({ model, tools: [meet.tool], inspect: inspector.inspect, bounds: { outer: { maxParallelTasks: 2 } } });
+    await kernel.start([{ id: 'left', description: 'left', dependsOn: [] }, { id: 'right', description: 'right', dependsOn: [] }]).result;
+    await inspector.close();
+    await expect.poll(() => messages.some((message) => message.type === '@xstate.snapshot' && message.snapshot.value === 'DONE' && message.snapshot.output?.stop !== undefined)).toBe(true);
+
+    const actors = messages.filter((message) => message.type === '@xstate.actor');
+    const workflow = actors.find((actor) => actor.name === 'workflow');
+    const branches = actors.filter((actor) => actor.name.startsWith('task.'));
+    expect(branches.map((actor) => actor.name).sort()).toEqual(['task.left', 'task.right']);
+    for (const branch of branches) {
+      expect(branch.parentId).toBe(workflow.sessionId);
+      expect(JSON.parse(branch.definition)).toMatchObject({ id: 'turn', initial: 'TURN_INIT' });
+    }
+    const [left, right] = ['task.left', 'task.right'].map((name) => branches.find((actor) => actor.name === name).sessionId);
+    const snapshots = messages.filter((message) => message.type === '@xstate.snapshot');
+    const firstIndex = (sessionId: string, state: string) => snapshots.findIndex((message) => message.sessionId === sessionId && statePath(message.snapshot.value) === state);
+    // Both were in ACT before either was done.
+    expect(Math.max(firstIndex(left, 'ACT'), firstIndex(right, 'ACT'))).toBeLessThan(Math.min(firstIndex(left, 'DONE'), firstIndex(right, 'DONE')));
+    expect(firstIndex(left, 'ACT')).toBeGreaterThanOrEqual(0);
   });
 
   it('queues events until the receiver is up and delivers them on close', async () => {

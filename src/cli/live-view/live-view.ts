@@ -6,15 +6,16 @@ import type { WorkflowMetrics, WorkflowResult } from '../../contracts/results.js
 import type { TaskSpec } from '../../contracts/turn-protocol.js';
 import type { Colors } from '../format.js';
 import type { RunOutput } from '../run-output.js';
-import { initialProgress, reduceProgress, taskTotal, type ProgressState } from './progress-model.js';
-import { formatStateValue, renderProgress, renderTaskEnd, renderWorkflowEnd } from './render-progress.js';
+import { isGraph } from '../../graph/task-graph.js';
+import { initialProgress, reduceProgress, runningTask, taskTotal, type ProgressState } from './progress-model.js';
+import { formatStateValue, renderProgress, renderTaskEnd, renderWorkflowEnd, type BranchFrame } from './render-progress.js';
 
 export interface LiveViewOptions {
   readonly stream: NodeJS.WriteStream;
   readonly colors: Colors;
   readonly name: string;
   readonly runId: string;
-  /** The root actor; its snapshot gives the outer state and, through `children.task`, the inner one. */
+  /** The root actor; its snapshot gives the outer state and, through its children (`task`, a graph's `task.<taskId>`), the inner ones. */
   readonly actor: AnyActorRef;
   /** The run's tasks with their resolved bounds (from the store's run record). */
   readonly tasks: readonly TaskSpec[];
@@ -36,8 +37,9 @@ interface Screen {
 
 /**
  * The terminal view: a status block redrawn in place (outer and inner state, task i/n, turn,
- * tool calls, tokens and cost against their bounds, elapsed against the deadlines) above which
- * each finished task leaves one line. Written with log-update, which redraws only changed lines.
+ * tool calls, tokens and cost against their bounds, elapsed against the deadlines; a graph run
+ * gets a line per running task, with its own turn machine's state) above which each finished
+ * task leaves one line. Written with log-update, which redraws only changed lines.
  * A terminal that reports no size (0 columns or rows, as a pty made by `script` without a
  * terminal around it) gets the lines alone, without the block: wrapped to zero columns, every
  * character would take a line of its own.
@@ -52,24 +54,21 @@ export function createLiveView(options: LiveViewOptions): RunOutput {
   let progress: ProgressState = initialProgress(options.before?.metrics, options.before?.tasksDone ?? 0);
   let finished = false;
 
+  const graph = isGraph(options.tasks);
   const frame = () => {
     const snapshot = actor.getSnapshot() as { value: unknown; children: Record<string, AnyActorRef | undefined> };
-    const running = progress.taskIndex === undefined ? undefined : options.tasks[progress.taskIndex];
-    const task = progress.taskIndex === undefined ? undefined : snapshot.children['task'];
-    return renderProgress(
-      {
-        name: options.name,
-        runId: options.runId,
-        outerState: formatStateValue(snapshot.value),
-        innerState: task === undefined ? undefined : formatStateValue((task.getSnapshot() as { value: unknown }).value),
-        progress,
-        taskBounds: running?.bounds,
-        outer: options.outer,
-        taskElapsedMs: progress.taskStartedAt === undefined ? undefined : now() - progress.taskStartedAt,
-        sessionElapsedMs: elapsedBefore + (now() - startedAt),
-      },
-      colors,
-    );
+    const at = now();
+    const branches = progress.running.map((task): BranchFrame => {
+      // A list's one turn machine is `task`; a graph's are `task.<taskId>` (ADR/0420).
+      const machine = snapshot.children[graph ? `task.${task.id}` : 'task'];
+      return {
+        task,
+        innerState: machine === undefined ? undefined : formatStateValue((machine.getSnapshot() as { value: unknown }).value),
+        bounds: options.tasks[task.index]?.bounds,
+        elapsedMs: at - task.startedAt,
+      };
+    });
+    return renderProgress({ name: options.name, runId: options.runId, outerState: formatStateValue(snapshot.value), branches, graph, progress, outer: options.outer, sessionElapsedMs: elapsedBefore + (at - startedAt) }, colors);
   };
   const draw = () => {
     if (!finished) update(frame());
@@ -80,7 +79,7 @@ export function createLiveView(options: LiveViewOptions): RunOutput {
 
   return {
     onEvent(event: KernelEvent) {
-      const answer = progress.lastText;
+      const answer = event.type === 'task_end' ? (runningTask(progress, event.taskId)?.lastText ?? '') : '';
       progress = reduceProgress(progress, event);
       if (event.type === 'task_end') {
         const total = Math.max(taskTotal(progress), options.tasks.length);

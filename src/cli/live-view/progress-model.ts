@@ -1,4 +1,4 @@
-import { defaultTaskId } from '../../contracts/task-id.js';
+import { defaultTaskId, isItemOf } from '../../contracts/task-id.js';
 import type { KernelEvent, TaskCounters } from '../../contracts/events.js';
 import type { StopCondition } from '../../contracts/stop.js';
 import type { WorkflowMetrics } from '../../contracts/results.js';
@@ -10,22 +10,31 @@ export interface Totals {
   readonly costUsd: number;
 }
 
+/** A task running now, with its counters so far. A fan-out item (`<taskId>[i]`) carries its task's index. */
+export interface RunningTask {
+  readonly id: string;
+  readonly index: number;
+  readonly description: string;
+  readonly startedAt: number;
+  readonly turn: number;
+  readonly totals: Totals;
+  /** Its latest assistant text: its answer once it ends. */
+  readonly lastText: string;
+}
+
 /** What the live view knows of a run, folded from its events. */
 export interface ProgressState {
   readonly tasks: readonly { readonly id: string; readonly description: string }[];
-  /** Index of the running task, if one is running. */
-  readonly taskIndex: number | undefined;
-  readonly taskStartedAt: number | undefined;
-  readonly turn: number;
-  /** The running task's counters so far. */
-  readonly task: Totals;
+  /** The tasks running now, in the order they started: at most one in a list, every branch in a graph. */
+  readonly running: readonly RunningTask[];
   /** Finished tasks' counters (plus what a resumed run had spent before). */
   readonly done: Totals;
+  /** Tasks that ended (a fan-out task once, not per item). */
   readonly tasksDone: number;
   /** Plan strategies: tasks done plus the steps the current plan still holds. */
   readonly planned: number | undefined;
-  /** The running task's latest assistant text: its answer once it ends. */
-  readonly lastText: string;
+  /** Fan-out tasks whose items ran: their own end sums their items' counters, already counted. */
+  readonly fannedOut: readonly string[];
   readonly stop: StopCondition | undefined;
 }
 
@@ -35,14 +44,11 @@ const ZERO: Totals = { toolCalls: 0, tokens: 0, costUsd: 0 };
 export function initialProgress(before?: WorkflowMetrics, tasksDone = 0): ProgressState {
   return {
     tasks: [],
-    taskIndex: undefined,
-    taskStartedAt: undefined,
-    turn: 0,
-    task: ZERO,
+    running: [],
     done: before === undefined ? ZERO : { toolCalls: before.toolCalls, tokens: before.inputTokens + before.outputTokens, costUsd: before.costUsd },
     tasksDone,
     planned: undefined,
-    lastText: '',
+    fannedOut: [],
     stop: undefined,
   };
 }
@@ -53,32 +59,39 @@ export function reduceProgress(state: ProgressState, event: KernelEvent): Progre
     case 'workflow_start':
       return { ...state, tasks: event.tasks };
     case 'task_start': {
+      const started: RunningTask = { id: event.taskId, index: event.taskIndex, description: event.description, startedAt: event.at, turn: 0, totals: ZERO, lastText: '' };
+      const running = [...state.running.filter((task) => task.id !== event.taskId), started];
+      const owner = itemOwner(state, event);
+      if (owner !== undefined) return { ...state, running, fannedOut: state.fannedOut.includes(owner) ? state.fannedOut : [...state.fannedOut, owner] };
       // Plan strategies make their tasks as they go: a task the start event did not list joins the list.
       const tasks = state.tasks[event.taskIndex]?.id === event.taskId ? state.tasks : withTask(state.tasks, event.taskIndex, { id: event.taskId, description: event.description });
-      return { ...state, tasks, taskIndex: event.taskIndex, taskStartedAt: event.at, turn: 0, task: ZERO, lastText: '' };
+      return { ...state, tasks, running };
     }
     case 'plan_created':
     case 'plan_revised':
       return { ...state, planned: state.tasksDone + event.steps.length };
     case 'turn_start':
-      return { ...state, turn: event.turn };
+      return updateRunning(state, event.taskId, (task) => ({ ...task, turn: event.turn }));
     case 'message_end':
-      return {
-        ...state,
-        task: { ...state.task, tokens: state.task.tokens + event.usage.inputTokens + event.usage.outputTokens, costUsd: state.task.costUsd + event.costUsd },
-        lastText: event.text.trim() === '' ? state.lastText : event.text,
-      };
+      return updateRunning(state, event.taskId, (task) => ({
+        ...task,
+        totals: { ...task.totals, tokens: task.totals.tokens + event.usage.inputTokens + event.usage.outputTokens, costUsd: task.totals.costUsd + event.costUsd },
+        lastText: event.text.trim() === '' ? task.lastText : event.text,
+      }));
     case 'tool_execution_end':
-      return { ...state, task: { ...state.task, toolCalls: state.task.toolCalls + 1 } };
-    case 'task_end':
-      return { ...state, taskIndex: undefined, taskStartedAt: undefined, task: ZERO, done: add(state.done, event.counters), tasksDone: state.tasksDone + 1 };
+      return updateRunning(state, event.taskId, (task) => ({ ...task, totals: { ...task.totals, toolCalls: task.totals.toolCalls + 1 } }));
+    case 'task_end': {
+      const running = state.running.filter((task) => task.id !== event.taskId);
+      const item = itemOwner(state, event) !== undefined;
+      const done = state.fannedOut.includes(event.taskId) ? state.done : add(state.done, event.counters);
+      return { ...state, running, done, tasksDone: item ? state.tasksDone : state.tasksDone + 1 };
+    }
     case 'workflow_end':
       return {
         ...state,
-        taskIndex: undefined,
+        running: [],
         stop: event.stop,
         done: { toolCalls: event.metrics.toolCalls, tokens: event.metrics.inputTokens + event.metrics.outputTokens, costUsd: event.metrics.costUsd },
-        task: ZERO,
       };
     default:
       return state;
@@ -91,15 +104,31 @@ export function taskTotal(state: ProgressState): number {
 }
 
 export function runTotals(state: ProgressState): Totals {
-  return { toolCalls: state.done.toolCalls + state.task.toolCalls, tokens: state.done.tokens + state.task.tokens, costUsd: state.done.costUsd + state.task.costUsd };
+  return state.running.reduce((totals, task) => sum(totals, task.totals), state.done);
+}
+
+/** The running task `taskId`, when it runs. */
+export function runningTask(state: ProgressState, taskId: string): RunningTask | undefined {
+  return state.running.find((task) => task.id === taskId);
+}
+
+/** The task a fan-out item (`<taskId>[i]`, at its task's index) belongs to; undefined for any other task. */
+function itemOwner(state: ProgressState, event: { readonly taskId: string; readonly taskIndex: number }): string | undefined {
+  const owner = state.tasks[event.taskIndex]?.id;
+  return owner !== undefined && isItemOf(event.taskId, owner) ? owner : undefined;
+}
+
+function updateRunning(state: ProgressState, taskId: string, update: (task: RunningTask) => RunningTask): ProgressState {
+  if (!state.running.some((task) => task.id === taskId)) return state;
+  return { ...state, running: state.running.map((task) => (task.id === taskId ? update(task) : task)) };
+}
+
+function sum(a: Totals, b: Totals): Totals {
+  return { toolCalls: a.toolCalls + b.toolCalls, tokens: a.tokens + b.tokens, costUsd: a.costUsd + b.costUsd };
 }
 
 function add(totals: Totals, counters: TaskCounters): Totals {
-  return {
-    toolCalls: totals.toolCalls + counters.toolCalls,
-    tokens: totals.tokens + counters.inputTokens + counters.outputTokens,
-    costUsd: totals.costUsd + counters.costUsd,
-  };
+  return sum(totals, { toolCalls: counters.toolCalls, tokens: counters.inputTokens + counters.outputTokens, costUsd: counters.costUsd });
 }
 
 function withTask(tasks: ProgressState['tasks'], index: number, task: ProgressState['tasks'][number]): ProgressState['tasks'] {

@@ -96,8 +96,7 @@ export async function layoutMachine(graph: MachineGraph, elk: ELK): Promise<Mach
 
   const placedEdges: PlacedEdge[] = (root.edges ?? []).map((edge) => {
     const offset = offsets.get((edge as { container?: string }).container ?? 'root') ?? { x: 0, y: 0 };
-    const section = edge.sections?.[0];
-    const points = section === undefined ? [] : [section.startPoint, ...(section.bendPoints ?? []), section.endPoint].map((point) => ({ x: point.x + offset.x, y: point.y + offset.y }));
+    const points = routePoints(edge, offset);
     const label = edge.labels?.[0];
     return {
       id: edge.id,
@@ -108,6 +107,12 @@ export async function layoutMachine(graph: MachineGraph, elk: ELK): Promise<Mach
     };
   });
   return { width: root.width ?? 0, height: root.height ?? 0, states, edges: placedEdges };
+}
+
+/** An edge's route as ELK placed it, start to end, moved by `offset` (the origin of the node that holds it). */
+export function routePoints(edge: ElkExtendedEdge, offset: { readonly x: number; readonly y: number } = { x: 0, y: 0 }): readonly { readonly x: number; readonly y: number }[] {
+  const section = edge.sections?.[0];
+  return section === undefined ? [] : [section.startPoint, ...(section.bendPoints ?? []), section.endPoint].map((point) => ({ x: point.x + offset.x, y: point.y + offset.y }));
 }
 
 function startId(parent: string | undefined): string {

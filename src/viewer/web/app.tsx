@@ -3,15 +3,19 @@ import type { RunSummary } from '../../contracts/store.js';
 import { activeStatesAt } from '../model/active-states.js';
 import { gaugesFor } from '../model/gauges.js';
 import { INITIAL_PROGRESS, reduceProgress } from '../model/run-progress.js';
+import { timelineLanes } from '../model/lanes.js';
+import { taskGraphAt, taskGraphShape } from '../model/task-graph.js';
 import { timelineRows } from '../model/timeline.js';
 import type { MachineGraphs } from '../protocol.js';
 import { fetchMachines, fetchRuns, forkRun } from './api.js';
 import { runTree } from '../model/run-tree.js';
 import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
 import { GaugesPanel } from './gauges-panel.js';
+import { LanesPanel } from './lanes-panel.js';
 import { MachineDiagram } from './machine-diagram.js';
 import { Scrubber } from './scrubber.js';
 import { StopTree } from './stop-tree.js';
+import { TaskGraphPanel } from './task-graph-panel.js';
 import { TimelinePanel } from './timeline-panel.js';
 import { useRun } from './use-run.js';
 
@@ -59,6 +63,10 @@ export function App() {
   const states = useMemo(() => activeStatesAt(run.events, cursor), [run.events, cursor]);
   const progress = useMemo(() => run.events.slice(0, cursor).reduce(reduceProgress, INITIAL_PROGRESS), [run.events, cursor]);
   const rows = useMemo(() => timelineRows(run.events), [run.events]);
+  // A graph run (tasks with dependsOn or forEach) gets its task graph and a lane per branch; a list, neither.
+  const shape = useMemo(() => (run.info === undefined ? undefined : taskGraphShape(run.info.tasks)), [run.info]);
+  const taskGraph = useMemo(() => (run.info === undefined ? undefined : taskGraphAt(run.info.tasks, run.events, cursor)), [run.info, run.events, cursor]);
+  const lanes = useMemo(() => (shape === undefined ? undefined : timelineLanes(run.events, cursor)), [shape, run.events, cursor]);
   const startedAt = run.events[0]?.at;
   const atCursor = run.events[cursor - 1]?.at;
   // Live, clocks run on between events: the kernel's time of the last event plus the time since it arrived.
@@ -66,6 +74,7 @@ export function App() {
   const gauges = gaugesFor(progress, run.info, now);
   void tick;
 
+  const select = (position: number) => setCursorAt(position >= total ? undefined : position);
   const choose = (id: string) => {
     history.replaceState(null, '', `?run=${encodeURIComponent(id)}`);
     setRunId(id);
@@ -133,13 +142,19 @@ export function App() {
         )}
       </div>
       <GaugesPanel gauges={gauges} taskTitle={task === undefined ? 'task' : `task ${task.index + 1} ${task.taskId}`} />
+      {shape === undefined || taskGraph === undefined || lanes === undefined ? null : (
+        <div class="graph-run">
+          <TaskGraphPanel graph={taskGraph} shape={shape} />
+          <LanesPanel lanes={lanes} onSelect={select} />
+        </div>
+      )}
       <div class="lower">
         <TimelinePanel
           rows={rows}
           cursor={cursor}
           startedAt={startedAt}
           follow={follow}
-          onSelect={(position) => setCursorAt(position >= total ? undefined : position)}
+          onSelect={select}
           onFork={fork === undefined ? undefined : (at) => void fork(at)}
         />
         <StopTree audit={run.audit} />

@@ -1,11 +1,9 @@
-import ELK from 'elkjs/lib/elk.bundled.js';
 import { useEffect, useState } from 'preact/hooks';
 import { activePaths } from '../model/active-states.js';
 import { anyStateEdges } from '../model/graph-edges.js';
 import { layoutMachine, METRICS, type MachineLayout, type PlacedState } from '../model/layout.js';
 import type { MachineGraph } from '../protocol.js';
-
-const elk = new ELK();
+import { elk } from './elk.js';
 
 interface Props {
   readonly title: string;

@@ -1,8 +1,13 @@
-import type { AuditCompaction, AuditReport, AuditTask, AuditWrapUp } from '../../contracts/audit.js';
+import type { JSX } from 'preact';
+import type { AuditCompaction, AuditGraphTask, AuditReport, AuditTask, AuditWrapUp } from '../../contracts/audit.js';
 import type { StopBound, StopCondition } from '../../contracts/stop.js';
 import { formatDuration, formatGaugeValue } from '../model/gauges.js';
 
-/** The run's stop tree, the content of `dualloop audit`: workflow → tasks → turns (compactions, the wrap-up call), then policy decisions and plans. */
+/**
+ * The run's stop tree, the content of `dualloop audit`: workflow → tasks → turns (compactions, the
+ * wrap-up call), then policy decisions and plans. A graph run's tasks come in task order with
+ * their dependencies, fan-out items under their task.
+ */
 export function StopTree({ audit }: { readonly audit: AuditReport | undefined }) {
   if (audit === undefined) return <section class="stop-tree empty">The stop tree appears once the store has the run.</section>;
   const metrics = audit.workflow.metrics;
@@ -19,7 +24,7 @@ export function StopTree({ audit }: { readonly audit: AuditReport | undefined })
         {metrics.workflowSteps} steps · {metrics.turns} turns · {metrics.toolCalls} tool calls · {formatGaugeValue({ unit: 'tokens' }, metrics.inputTokens)} in +{' '}
         {formatGaugeValue({ unit: 'tokens' }, metrics.outputTokens)} out tokens · {formatGaugeValue({ unit: 'usd' }, metrics.costUsd)} · {formatDuration(metrics.runtimeMs)}
       </div>
-      <ul class="tasks">{audit.tasks.map(taskItem)}</ul>
+      <ul class="tasks">{audit.graph === undefined ? audit.tasks.map((task) => taskItem(task)) : graphItems(audit, audit.graph.tasks)}</ul>
       {audit.active === undefined ? null : (
         <p class="active-task">
           task {audit.active.index + 1} <b>{audit.active.taskId}</b> was running at the last checkpoint (no stop yet)
@@ -56,12 +61,49 @@ export function StopTree({ audit }: { readonly audit: AuditReport | undefined })
   );
 }
 
-function taskItem(task: AuditTask) {
+/**
+ * A graph run's tasks in task order, each with the tasks it waits for, and its stop, or that it
+ * runs (as of the latest checkpoint) or has not started; a fan-out task's items under it.
+ */
+function graphItems(audit: AuditReport, graph: readonly AuditGraphTask[]) {
+  const ended = new Map(audit.tasks.map((task) => [task.taskId, task]));
+  const running = new Set((audit.running ?? []).map((task) => task.taskId));
+  return graph.map((node) => {
+    const after = node.dependsOn.length === 0 ? null : <span class="after"> ← after {node.dependsOn.join(', ')}</span>;
+    const items = (node.items ?? []).map((id) => {
+      const item = ended.get(id);
+      return item === undefined ? (
+        <li class="task" key={id} data-task-id={id} data-state="in_progress">
+          item <b>{id}</b> <span class="reason none">running at the last checkpoint</span>
+        </li>
+      ) : (
+        taskItem(item, 'item')
+      );
+    });
+    const children = items.length === 0 ? null : <ul class="tasks items">{items}</ul>;
+    const task = ended.get(node.taskId);
+    if (task !== undefined) return taskItem(task, `task ${node.index + 1}`, after, children);
+    const state = running.has(node.taskId) || items.length > 0 ? 'running at the last checkpoint (no stop yet)' : audit.status === 'incomplete' ? 'not started at the last checkpoint' : 'not started';
+    return (
+      <li class="task" key={node.taskId} data-task-id={node.taskId} data-state={node.state}>
+        <div>
+          task {node.index + 1} <b>{node.taskId}</b>
+          {after} <span class="reason none">{state}</span>
+        </div>
+        <div class="description">“{node.description}”</div>
+        {children}
+      </li>
+    );
+  });
+}
+
+function taskItem(task: AuditTask, label = `task ${task.index + 1}`, after: JSX.Element | null = null, children: JSX.Element | null = null) {
   const counters = task.counters;
   return (
     <li class="task" key={task.taskId} data-task-id={task.taskId} data-reason={task.stop.reason}>
       <div>
-        task {task.index + 1} <b>{task.taskId}</b> {stopText(task.stop)}
+        {label} <b>{task.taskId}</b>
+        {after} {stopText(task.stop)}
         {boundText(task.bound)}
       </div>
       <div class="description">“{task.description}”</div>
@@ -84,6 +126,7 @@ function taskItem(task: AuditTask) {
         </ol>
         {task.wrapUp === undefined ? null : wrapUpText(task.wrapUp)}
       </details>
+      {children}
     </li>
   );
 }
