@@ -5,8 +5,17 @@ export interface Usage {
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 
+/**
+ * A sum of token counts, held at `Number.MAX_SAFE_INTEGER`: each count a model reports is a safe
+ * integer (usageProblem), and their sum stays one, so a huge count still trips every budget and
+ * never becomes an inexact number in the metrics.
+ */
+export function addCounts(a: number, b: number): number {
+  return Math.min(a + b, Number.MAX_SAFE_INTEGER);
+}
+
 export function addUsage(a: Usage, b: Usage): Usage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  return { inputTokens: addCounts(a.inputTokens, b.inputTokens), outputTokens: addCounts(a.outputTokens, b.outputTokens) };
 }
 
 export function totalTokens(usage: Usage): number {

@@ -9,6 +9,7 @@ import type { TaskResult, WorkflowMetrics } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import { isResumableStop } from '../contracts/stop-rules.js';
 import type { TurnOutput } from '../contracts/turn-protocol.js';
+import { addCounts } from '../contracts/usage.js';
 import type { ActiveTask, Branches, GateDecision, StrategySpend, TaskSourceOutput, WorkflowContext } from '../contracts/workflow-protocol.js';
 
 export const NO_BRANCHES: Branches = Object.freeze({ picked: [], running: [], finished: [], halted: [] });
@@ -38,8 +39,8 @@ export function addTask(metrics: WorkflowMetrics, result: TaskResult, runtimeMs:
     workflowSteps: metrics.workflowSteps + 1,
     turns: metrics.turns + result.turnCount,
     toolCalls: metrics.toolCalls + result.toolCalls,
-    inputTokens: metrics.inputTokens + result.usage.inputTokens,
-    outputTokens: metrics.outputTokens + result.usage.outputTokens,
+    inputTokens: addCounts(metrics.inputTokens, result.usage.inputTokens),
+    outputTokens: addCounts(metrics.outputTokens, result.usage.outputTokens),
     costUsd: metrics.costUsd + result.costUsd,
     runtimeMs,
   };
@@ -51,8 +52,8 @@ export function addSpend(metrics: WorkflowMetrics, spent: StrategySpend | undefi
   return {
     ...metrics,
     turns: metrics.turns + spent.turns,
-    inputTokens: metrics.inputTokens + spent.inputTokens,
-    outputTokens: metrics.outputTokens + spent.outputTokens,
+    inputTokens: addCounts(metrics.inputTokens, spent.inputTokens),
+    outputTokens: addCounts(metrics.outputTokens, spent.outputTokens),
     costUsd: metrics.costUsd + spent.costUsd,
   };
 }
