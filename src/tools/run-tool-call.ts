@@ -118,8 +118,10 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   }
   const outcome = await execute(tool, call, args.value, scope, turnScope);
   // A child run parked for approval: so does this run (nothing is recorded; a resume runs the call again and continues the child).
-  if (isParkedOutput(outcome.value)) return parkedResult(call, outcome.value, scope);
-  const delegated = isDelegatedOutput(outcome.value) ? outcome.value : undefined;
+  // Only an agent tool's own value is looked into: any other tool's may be hostile (a throwing Proxy).
+  const fromAgent = isAgentTool(tool) && !outcome.isError;
+  if (fromAgent && isParkedOutput(outcome.value)) return parkedResult(call, outcome.value, scope);
+  const delegated = fromAgent && isDelegatedOutput(outcome.value) ? outcome.value : undefined;
   let value = delegated === undefined ? outcome.value : delegated.value;
   let isError = delegated === undefined ? outcome.isError : delegated.isError;
   if (afterToolCall !== undefined) {
