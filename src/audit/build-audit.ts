@@ -19,7 +19,7 @@ export interface AuditSources {
   readonly progress: WorkflowProgress | undefined;
   /**
    * The run's events; only `workflow_start`, `policy_decision`, `error`, `compaction_end`, `output_invalid`, plan,
-   * `strategy_selected` and `checkpoint_saved` events are read (AUDITED_EVENT_TYPES), so a store may pass just those and give the size of the whole log as `eventCount`.
+   * `strategy_selected`, `workflow_changed` and `checkpoint_saved` events are read (AUDITED_EVENT_TYPES), so a store may pass just those and give the size of the whole log as `eventCount`.
    */
   readonly events: readonly KernelEvent[];
   readonly eventCount?: number;
@@ -41,6 +41,7 @@ export function buildAudit({ record, result, progress, events, eventCount, store
   const errors: AuditError[] = [];
   const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
   let strategy: AuditReport['strategy'];
+  const workflowChanges: NonNullable<AuditReport['workflowChanges']>[number][] = [];
   for (const event of events) {
     if (event.type === 'policy_decision') {
       policyDecisions.push({
@@ -61,6 +62,7 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     const planned = planOf(event);
     if (planned !== undefined) plans.push(planned);
     if (event.type === 'strategy_selected') strategy = { name: event.strategy, reason: event.reason, by: event.by, at: event.at };
+    if (event.type === 'workflow_changed') workflowChanges.push({ at: event.at, changes: event.changes, acceptedBy: event.acceptedBy });
   }
   // A run whose records say it made progress while its history is gone: named as a resume names it (ADR 0105).
   const damage = historyDamage({
@@ -101,12 +103,13 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     errors,
     plans,
     ...(strategy === undefined ? {} : { strategy }),
+    ...(workflowChanges.length === 0 ? {} : { workflowChanges }),
     events: eventCount ?? events.length,
   };
 }
 
 /** The event types `buildAudit` reads: a store's `audit()` loads the bodies of these and only counts the others. */
-export const AUDITED_EVENT_TYPES = ['workflow_start', 'policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end', 'output_invalid'] as const;
+export const AUDITED_EVENT_TYPES = ['workflow_start', 'policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end', 'output_invalid', 'workflow_changed'] as const;
 
 /** A graph fork's re-run tasks: its first `workflow_start` event names them (the record's `forkOf` does not). */
 function rerunOf(events: readonly KernelEvent[]): { rerun?: readonly string[] } {

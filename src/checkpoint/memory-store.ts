@@ -23,7 +23,7 @@ export interface MemoryStoreOptions {
 }
 
 interface RunEntry {
-  readonly record: RunRecord;
+  record: RunRecord;
   /** The checkpoint history, in sequence order, and the committed task results by position. */
   readonly checkpoints: CheckpointEntry[];
   readonly results: TaskResult[];
@@ -128,6 +128,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       const token = lease === undefined ? 1 : lease.holder === holder ? lease.token : lease.token + 1;
       run.lease = { holder, token, expiresAt: now + ttlMs };
       return { acquired: true, token, expiresAt: now + ttlMs };
+    },
+    updateFingerprint(runId, fingerprint, fence) {
+      const run = existing(runId, 'updateFingerprint', fence);
+      run.record = { ...run.record, fingerprint };
     },
     releaseLease(runId, holder) {
       const run = runs.get(runId);

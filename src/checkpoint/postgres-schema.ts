@@ -146,6 +146,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE {schema}.runs ADD COLUMN parent_tool_call_id text;
     `,
   },
+  {
+    // Version 5: a run's workflow fingerprint (ADR/0478), compared when a resume, fork or worker takes it up.
+    version: 5,
+    description: "a run's workflow fingerprint",
+    sql: `
+      ALTER TABLE {schema}.runs ADD COLUMN fingerprint text;
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

@@ -18,7 +18,8 @@ import { withReconnect, type UnknownOutcome } from './postgres-reconnect.js';
 import type { EventFeed } from '../contracts/event-feed.js';
 import type { ControlChannel } from '../contracts/control.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
-import { runExists, runNotFound } from './run-refusals.js';
+import { leaseLost, runExists, runNotFound } from './run-refusals.js';
+import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
 import { validatePostgresOptions, type PostgresConnection, type PostgresStoreOptions } from './postgres-options.js';
 
 export type { PostgresConnection, PostgresPool, PostgresStoreOptions } from './postgres-options.js';
@@ -104,7 +105,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   const getRun = (runId: string) =>
     guard('reading the run record', runId, async (): Promise<RunRecord | undefined> => {
       await creating.get(runId)?.catch(() => undefined);
-      const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id FROM ${schema}.runs WHERE run_id = $1`, [runId]);
+      const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint FROM ${schema}.runs WHERE run_id = $1`, [runId]);
       const row = rows[0];
       if (row === undefined) return undefined;
       return {
@@ -115,6 +116,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         createdAt: Number(row.created_at),
         ...forkOfRow(row, (text) => parse(runId, 'fork point', text)),
         ...parentRow(row),
+        ...(row.fingerprint === null || row.fingerprint === undefined ? {} : { fingerprint: parse(runId, 'fingerprint', row.fingerprint) as WorkflowFingerprint }),
       };
     });
   const loadResult = (runId: string) =>
@@ -157,7 +159,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       try {
         const rows = await query(
           `${prefix}_create_run`,
-          `INSERT INTO ${schema}.runs (run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+          `INSERT INTO ${schema}.runs (run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
           [
             record.runId,
             record.name ?? null,
@@ -169,6 +171,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
             record.forkOf === undefined ? null : toJson(record.forkOf.at, `run ${record.runId}: the fork point`),
             record.parent?.runId ?? null,
             record.parent?.toolCallId ?? null,
+            record.fingerprint === undefined ? null : toJson(record.fingerprint, `run ${record.runId}: the fingerprint`),
           ],
         );
         keys.set(record.runId, Number(rows[0]!.id));
@@ -294,6 +297,19 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         if (taken[0] !== undefined) return { acquired: true, token: Number(taken[0].token), expiresAt: Number(taken[0].expires_at) };
         const row = (await query(`${prefix}_lease`, `SELECT holder, expires_at FROM ${schema}.leases WHERE run = $1`, [key]))[0];
         return { acquired: false, holder: String(row?.holder ?? ''), expiresAt: Number(row?.expires_at ?? 0) };
+      }),
+    updateFingerprint: (runId, fingerprint, fence) =>
+      guard('updating the fingerprint', runId, async () => {
+        const key = await keyOf(runId, 'updateFingerprint');
+        // Fenced in the same statement, as every write of a run (ADR/0180).
+        const rows = await query(
+          `${prefix}_fingerprint`,
+          `UPDATE ${schema}.runs SET fingerprint = $2 WHERE id = $1
+             AND ($3::bigint IS NULL OR EXISTS (SELECT 1 FROM ${schema}.leases WHERE run = $1 AND token = $3 AND expires_at > ${NOW_MS}))
+           RETURNING id`,
+          [key, toJson(fingerprint, `run ${runId}: the fingerprint`), fence ?? null],
+        );
+        if (rows.length === 0) throw leaseLost(runId, `the lease of token ${fence} is no longer the run's`);
       }),
     releaseLease: (runId, holder) =>
       guard('releasing the lease', runId, async () => {

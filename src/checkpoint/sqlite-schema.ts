@@ -229,6 +229,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN parent_tool_call_id TEXT;
     `,
   },
+  {
+    version: 8,
+    description: "a run's workflow fingerprint, compared when a resume, fork or worker takes it up (ADR/0478)",
+    sql: `
+      ALTER TABLE runs ADD COLUMN fingerprint TEXT;
+    `,
+  },
 ];
 
 /** The WAL pages after which the store's own connection checkpoints (when no worker does it, ADR/0391). */

@@ -9,6 +9,7 @@ import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError, isDualloopErrorOf, StoreError } from '../errors.js';
 import { forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
+import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
 import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
@@ -130,6 +131,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         createdAt: Number(row.created_at),
         ...forkOfRow(row, (text) => parse(runId, 'fork point', text)),
         ...parentRow(row),
+        ...(row.fingerprint === null || row.fingerprint === undefined ? {} : { fingerprint: parse(runId, 'fingerprint', row.fingerprint) as WorkflowFingerprint }),
       };
     });
 
@@ -157,6 +159,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
             record.forkOf === undefined ? null : toJson(record.forkOf.at, `run ${record.runId}: the fork point`),
             record.parent?.runId ?? null,
             record.parent?.toolCallId ?? null,
+            record.fingerprint === undefined ? null : toJson(record.fingerprint, `run ${record.runId}: the fingerprint`),
           ),
         );
         keys.set(record.runId, Number(inserted.lastInsertRowid));
@@ -221,6 +224,15 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
           const row = statements.getLease.get(key) as Row;
           return { acquired: false, holder: String(row.holder), expiresAt: Number(row.expires_at) };
         }, true);
+      }),
+    updateFingerprint: (runId, fingerprint, fence) =>
+      guard('updating the fingerprint', runId, () => {
+        const key = keyOf(runId, 'updateFingerprint');
+        const body = toJson(fingerprint, `run ${runId}: the fingerprint`);
+        queue.commitWith(() => {
+          queue.requireFence(key, runId, fence);
+          statements.updateFingerprint.run(body, key);
+        }, fence !== undefined);
       }),
     releaseLease: (runId, holder) =>
       guard('releasing the lease', runId, () => {

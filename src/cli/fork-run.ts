@@ -26,6 +26,7 @@ export interface ForkRequest {
   readonly overrides?: BoundOverrides;
   /** The manifest when the store has no launch record of the source. */
   readonly manifest?: string;
+  readonly acceptChange?: boolean;
 }
 
 export type ForkOutcome =
@@ -57,6 +58,7 @@ export async function forkStoredRun(opened: CommandStore, request: ForkRequest, 
     at: request.at,
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(Object.keys(edit).length === 0 ? {} : { edit }),
+    ...(request.acceptChange === true ? { acceptChange: true } : {}),
   });
   await opened.launches.save({ runId: run.runId, manifestPath: loaded.path, overrides });
   return { ok: true, run, loaded, options };

@@ -26,6 +26,7 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
     ),
   );
   if (report.strategy !== undefined) lines.push(colors.dim(`  strategy ${report.strategy.name} (chosen by ${report.strategy.by}: ${report.strategy.reason})`));
+  for (const change of report.workflowChanges ?? []) lines.push(colors.magenta(`  workflow changed, accepted by ${change.acceptedBy}: ${change.changes.join('; ')}`));
   const active = report.active;
   const blocks = report.graph === undefined ? report.tasks.map((task) => endedTaskBlock(task, colors)) : graphBlocks(report, report.graph.tasks, colors);
   // The task a crashed or running list run was in, as of its latest checkpoint: it resumes from here.

@@ -73,11 +73,16 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .option('--approve <id...>', 'approve parked approvals (tool call id, or task:<taskId>)')
     .option('--reject <id...>', 'reject parked approvals')
     .option('--manifest <path>', 'the manifest to rebuild the run from (default: the one it was started with)')
+    .option('--accept-workflow-change', 'go on although the workflow changed since the run started (a deploy changed a tool, the prompt, the model…)')
     .option('--json', 'NDJSON events on stdout even on a terminal')
     .addHelpText('after', EXIT_CODES.resume)
     .action(async (runId: string, flags: Record<string, unknown>) => {
       const { resumeCommand } = await import('./commands/resume-command.js');
-      exitCode = await resumeCommand(runId, { json: flags['json'] === true, ...pick<ResumeFlags>(flags, { store: 'store', manifest: 'manifest', approve: 'approve', reject: 'reject' }) }, io);
+      exitCode = await resumeCommand(
+        runId,
+        { json: flags['json'] === true, acceptWorkflowChange: flags['acceptWorkflowChange'] === true, ...pick<ResumeFlags>(flags, { store: 'store', manifest: 'manifest', approve: 'approve', reject: 'reject' }) },
+        io,
+      );
     });
 
   addBoundOptions(
@@ -91,6 +96,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
       .addOption(storeOption())
       .option('--run-id <id>', "the new run's id (default: run-<uuid>)")
       .option('--manifest <path>', 'the manifest to build the run from (default: the one the source was started with)')
+      .option('--accept-workflow-change', 'fork although the workflow changed since the source started')
       .option('--json', 'NDJSON events on stdout even on a terminal'),
     ', the task at the point included',
   )
@@ -102,6 +108,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
         {
           at: String(flags['at']),
           json: flags['json'] === true,
+          acceptWorkflowChange: flags['acceptWorkflowChange'] === true,
           ...pick<ForkFlags>(flags, { message: 'message', store: 'store', runId: 'runId', manifest: 'manifest', maxTurns: 'maxTurns', maxToolCalls: 'maxToolCalls', maxRuntime: 'maxRuntimeMs' }),
           ...pick<ForkFlags>(flags, { maxSteps: 'maxWorkflowSteps', maxSessionRuntime: 'maxSessionRuntimeMs', maxTokens: 'maxTokens', maxCost: 'maxCostUsd', maxParallelTasks: 'maxParallelTasks' }),
         },

@@ -169,6 +169,8 @@ export interface AuditReport {
   readonly errors: readonly AuditError[];
   /** The strategy `auto` chose, and why (absent when the strategy was given). */
   readonly strategy?: { readonly name: string; readonly reason: string; readonly by: 'rules' | 'classifier'; readonly at: number };
+  /** Each time a resume, fork or worker took the run up with a changed workflow, on purpose (`acceptChange`). */
+  readonly workflowChanges?: readonly { readonly at: number; readonly changes: readonly string[]; readonly acceptedBy: string }[];
   /** Plans created or revised by the plan strategies, in order (empty for `react`). */
   readonly plans: readonly { readonly at: number; readonly kind: 'created' | 'revised'; readonly steps: readonly string[]; readonly reason?: string }[];
   readonly events: number;

@@ -26,6 +26,7 @@ export const RunErrorCode = z.enum([
   'approval_answered',
   'control_invalid',
   'control_unsupported',
+  'workflow_changed',
 ]);
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
 

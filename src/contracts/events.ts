@@ -152,7 +152,9 @@ export type KernelEventBody =
       readonly taskId?: string;
       readonly taskIndex?: number;
     }
-  | { readonly type: 'warning'; readonly message: string; readonly taskId?: string; readonly taskIndex?: number };
+  | { readonly type: 'warning'; readonly message: string; readonly taskId?: string; readonly taskIndex?: number }
+  /** A resume, fork or worker took the run up with a changed workflow, on purpose (`acceptChange`): what changed, and which process accepted it. */
+  | { readonly type: 'workflow_changed'; readonly changes: readonly string[]; readonly acceptedBy: string };
 
 /** The strategies that plan (src/strategies/); `auto` picks one of them or `react`. */
 export type PlanStrategyName = 'plan_execute' | 'hybrid';

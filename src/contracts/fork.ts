@@ -52,6 +52,8 @@ export interface ForkOptions {
   /** The new run's id (default `run-<uuid>`). */
   readonly runId?: string;
   readonly signal?: AbortSignal;
+  /** Fork although this kernel's workflow differs from the source's (a `workflow_changed` event records it); else RunError `workflow_changed`. */
+  readonly acceptChange?: boolean;
 }
 
 /** `3` or `3:6`: how the CLI, `dualloop runs` and the viewer write a point. */

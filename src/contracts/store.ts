@@ -6,6 +6,7 @@ import type { WorkflowResult } from './results.js';
 import type { TaskSpec } from './turn-protocol.js';
 import type { CheckpointEntry, CheckpointIndexEntry, StoredCheckpoints } from './checkpoint.js';
 import type { ForkOrigin } from './fork.js';
+import type { WorkflowFingerprint } from './fingerprint.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -21,6 +22,12 @@ export interface RunRecord {
   readonly forkOf?: ForkOrigin;
   /** Set when the run is a delegated child (`agentTool`): the run and the tool call that started it. */
   readonly parent?: RunParent;
+  /**
+   * What shaped the run, item by item (docs/operations.md): a resume, fork or worker refuses to
+   * take it up with another (`workflow_changed`) unless told to accept the change. Absent for runs
+   * recorded before fingerprints (their `optionsDigest` is compared instead, with a warning).
+   */
+  readonly fingerprint?: WorkflowFingerprint;
 }
 
 /** The run and tool call a delegated run (`agentTool`) was started by. */
@@ -103,6 +110,12 @@ export interface CheckpointStore {
    */
   acquireLease(runId: string, holder: string, ttlMs: number, options?: LeaseOptions): MaybePromise<LeaseResult>;
   releaseLease(runId: string, holder: string): MaybePromise<void>;
+  /**
+   * Replaces the run's fingerprint after an accepted change (`acceptChange`), so that the next
+   * resume compares with what the run now runs. A store without it keeps the first one: each later
+   * resume must accept the change again.
+   */
+  updateFingerprint?(runId: string, fingerprint: WorkflowFingerprint, fence?: number): MaybePromise<void>;
   /** The stop tree and policy decisions of a run (src/audit/build-audit.ts builds it from the other methods). */
   audit(runId: string): MaybePromise<AuditReport | undefined>;
   close?(): MaybePromise<void>;

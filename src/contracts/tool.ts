@@ -44,6 +44,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly timeoutMs?: number;
   /** `parallel` tools may run together in `batch` mode; default `sequential`. */
   readonly executionMode?: ToolExecutionMode;
+  /**
+   * The tool's version, kept in a run's fingerprint: a resume after its description or parameters
+   * changed is refused (`workflow_changed`) unless the version is the same — the author vouches the
+   * change is compatible — or the change is accepted (docs/operations.md).
+   */
+  readonly version?: string;
 }
 
 /** A tool after `defineTool`: validated once, with its JSON Schema computed once. */

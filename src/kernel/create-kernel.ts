@@ -8,6 +8,7 @@ import { createKernelDeps, type KernelDeps } from './kernel-deps.js';
 import { launchRun, type KernelInternals } from './launch-run.js';
 import type { KernelOptions } from './options.js';
 import { optionsDigest } from './options-digest.js';
+import { workflowFingerprint } from './workflow-fingerprint.js';
 import { provideMachines } from './provide-machines.js';
 import { loadResumePlan } from './resume-plan.js';
 import { createForkPlan } from './fork-plan.js';
@@ -33,6 +34,12 @@ export interface StartOptions {
 
 export interface ResumeOptions {
   readonly signal?: AbortSignal;
+  /**
+   * Continue although the workflow changed since the run started (a deploy changed a tool, the
+   * prompt, the model…): without it such a resume rejects with RunError `workflow_changed` listing
+   * each change; with it the run goes on and a `workflow_changed` event records what changed.
+   */
+  readonly acceptChange?: boolean;
   /** Answers to parked approvals, by approval id (a tool call's id, or `task:<taskId>`). */
   readonly approvals?: Readonly<Record<string, ApprovalAnswer>>;
 }
@@ -119,12 +126,14 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
     delegation: (run) => runDelegation(run, deps, children),
   };
   const digest = optionsDigest(options);
+  const fingerprint = workflowFingerprint(options, deps.loop.bounds);
+  const workflow = { digest, fingerprint };
 
   /** Records the run (with its parent, for a delegated one) and launches it. */
   const launchNew = (specs: readonly TaskSpec[], runId: string, signal: AbortSignal | undefined, delegated?: ChildLaunch) => {
     if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
     const fence = new RunFence(runId);
-    const record = { runId, ...(deps.loop.name === undefined ? {} : { name: deps.loop.name }), optionsDigest: digest, tasks: specs, createdAt: deps.clock.now(), ...(delegated === undefined ? {} : { parent: delegated.parent }) };
+    const record = { runId, ...(deps.loop.name === undefined ? {} : { name: deps.loop.name }), optionsDigest: digest, fingerprint, tasks: specs, createdAt: deps.clock.now(), ...(delegated === undefined ? {} : { parent: delegated.parent }) };
     const ready = createRunRecord(deps, record, holder, fence);
     return launchRun(internals, {
       runId,
@@ -161,7 +170,8 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
     async resumeChild(launch) {
       const { runId } = launch;
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const plan = await loadResumePlan(deps, runId, digest, holder, { signal: launch.signal, approvals: launch.approvals as Record<string, ApprovalAnswer> }).catch((error: unknown) => {
+      // A child's workflow is its parent's, checked when the parent was taken up.
+      const plan = await loadResumePlan(deps, runId, workflow, holder, { signal: launch.signal, approvals: launch.approvals as Record<string, ApprovalAnswer>, acceptChange: true }).catch((error: unknown) => {
         throw codedStoreFailure(error, deps.store, runId, 'resume of');
       });
       return launchRun(internals, {
@@ -176,14 +186,14 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
       const parsed = parseForkOptions(forkOptions);
       const runId = cleanRunId(parsed.runId, deps.redactor, 'fork options');
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const plan = await createForkPlan(deps, { sourceRunId, runId, digest, holder, options: parsed }).catch((error: unknown) => {
+      const plan = await createForkPlan(deps, { sourceRunId, runId, workflow, holder, options: parsed }).catch((error: unknown) => {
         throw codedStoreFailure(error, deps.store, runId, `fork of ${sourceRunId} into`);
       });
       return launchRun(internals, { ...plan, holder });
     },
     async resume(runId, resumeOptions = {}) {
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      const plan = await loadResumePlan(deps, runId, digest, holder, resumeOptions).catch((error: unknown) => {
+      const plan = await loadResumePlan(deps, runId, workflow, holder, resumeOptions).catch((error: unknown) => {
         throw codedStoreFailure(error, deps.store, runId, 'resume of');
       });
       return launchRun(internals, { ...plan, progress: plan.progress ?? EMPTY_PROGRESS, holder });

@@ -24,6 +24,7 @@ const ForkOptionsSchema = lazySchema(() => z.strictObject({
     .optional(),
   runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1–128 letters, digits, ".", "_" or "-"').optional(),
   signal: z.instanceof(AbortSignal).optional(),
+  acceptChange: z.boolean().optional(),
 }));
 
 /** Validates `kernel.fork`'s options before any side effect: one ConfigError naming every bad field. */

@@ -22,6 +22,9 @@ import type { LaunchPlan } from './launch-run.js';
 import { fencedStore, RunFence } from './fenced-store.js';
 import { codedStoreFailure } from './coded-store-failure.js';
 import { acquireRunLease, heldError } from './run-lease.js';
+import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
+import { fingerprintChanges } from './fingerprint-changes.js';
+import { workflowChanged } from './resume-plan.js';
 
 /** The state at a point of a run's history, found in the run itself or, before a fork's own point, in its parent. */
 async function stateAt(deps: KernelDeps, record: RunRecord, at: ForkPoint): Promise<WorkflowProgress> {
@@ -77,7 +80,7 @@ function isBefore(at: ForkPoint, point: ForkPoint): boolean {
 export interface ForkRequest {
   readonly sourceRunId: string;
   readonly runId: string;
-  readonly digest: string;
+  readonly workflow: { readonly digest: string; readonly fingerprint: WorkflowFingerprint };
   readonly holder: string;
   readonly options: ForkOptions;
 }
@@ -94,6 +97,9 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
   if (source === undefined) {
     throw new RunError({ code: 'run_not_found', runId: sourceRunId, message: `run ${sourceRunId} does not exist in the ${store.kind} store` });
   }
+  // The fork runs this kernel's workflow from the source's state: a change since is refused unless accepted.
+  const changes = source.fingerprint === undefined ? [] : fingerprintChanges(source.fingerprint, request.workflow.fingerprint);
+  if (changes.length > 0 && options.acceptChange !== true) throw workflowChanged(sourceRunId, changes);
   const at = pointOf(source, options.at);
   const graph = isGraph(source.tasks);
   const forked = graph ? await graphForkState(deps, source, graphTaskAt(source, at), at.turn, options.edit) : undefined;
@@ -103,7 +109,8 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     await store.createRun({
       runId,
       ...(source.name === undefined ? {} : { name: source.name }),
-      optionsDigest: request.digest,
+      optionsDigest: request.workflow.digest,
+      fingerprint: request.workflow.fingerprint,
       tasks: edited.tasks,
       createdAt: clock.now(),
       forkOf: { runId: sourceRunId, at },
@@ -132,5 +139,6 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
     forkOf,
     outerBounds: { ...deps.loop.bounds.outer, ...outer },
     fence,
+    ...(changes.length === 0 ? {} : { accepted: { changes, by: request.holder } }),
   };
 }

@@ -62,6 +62,8 @@ export interface LaunchPlan {
   readonly previousTraceParent?: string;
   /** The run's lease token, which every write of the run carries (ADR/0180). */
   readonly fence: RunFence;
+  /** A resume that accepted a changed workflow: reported as a `workflow_changed` event after `workflow_start`. */
+  readonly accepted?: { readonly changes: readonly string[]; readonly by: string };
   /** A delegated run (`agentTool`): its depth below the root run, and its parent's ledger, which it charges too. */
   readonly delegation?: { readonly depth: number; readonly parentSpend: SpendLedger };
 }
@@ -249,6 +251,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
     ...(spans?.traceParent === undefined ? {} : { traceParent: spans.traceParent }),
   });
   for (const message of plan.warnings ?? []) sink.emit({ type: 'warning', message });
+  if (plan.accepted !== undefined) sink.emit({ type: 'workflow_changed', changes: plan.accepted.changes, acceptedBy: plan.accepted.by });
   for (const signal of abortSignals) {
     if (signal.aborted) onSignal();
     else signal.addEventListener('abort', onSignal, { once: true });

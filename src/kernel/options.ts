@@ -88,6 +88,11 @@ export interface KernelOptions {
   readonly redact?: readonly string[];
   /** Size and shape limits on tool results, tool arguments and model text (docs/security.md); every one has a default. */
   readonly limits?: LimitsOption;
+  /**
+   * More items of the workflow's fingerprint, by name (the CLI adds a manifest's tools module and
+   * cassette hashes): a resume, fork or worker refuses a run whose items differ (docs/operations.md).
+   */
+  readonly fingerprint?: Readonly<Record<string, string>>;
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `must be a function (${what})`);
@@ -135,6 +140,7 @@ const OptionsSchema = lazySchema(() => z.strictObject({
   telemetry: z.union([z.literal(false), z.strictObject({ tracer: hasMethods('an OpenTelemetry Tracer', 'startSpan').optional(), recordContent: z.boolean().optional() })]).optional(),
   redact: RedactValuesSchema().optional(),
   limits: LimitsSchema().optional(),
+  fingerprint: z.record(z.string(), z.string()).optional(),
 }));
 
 /** Options that passed validation, with the tools by name and the tool sources apart, in order. */

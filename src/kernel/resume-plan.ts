@@ -11,6 +11,8 @@ import { refuseDamagedHistory } from '../checkpoint/history-damage.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { RunRecord } from '../contracts/store.js';
 import type { KernelDeps } from './kernel-deps.js';
+import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
+import { fingerprintChanges } from './fingerprint-changes.js';
 import { RunFence } from './fenced-store.js';
 import { acquireRunLease, heldError } from './run-lease.js';
 import type { LaunchPlan } from './launch-run.js';
@@ -39,6 +41,14 @@ function lastTraceParent(events: readonly KernelEvent[]): string | undefined {
 }
 
 type ResumePlan = Omit<LaunchPlan, 'progress' | 'holder'> & { readonly progress: WorkflowProgress | undefined };
+
+/** What a resume is asked with. */
+export interface ResumeRequest {
+  readonly signal?: AbortSignal;
+  readonly approvals?: Readonly<Record<string, ApprovalAnswer>>;
+  /** Continue although the workflow changed since the run started (a `workflow_changed` event records it). */
+  readonly acceptChange?: boolean;
+}
 type ProgressPlan = Omit<ResumePlan, 'fence'>;
 
 /**
@@ -49,9 +59,9 @@ type ProgressPlan = Omit<ResumePlan, 'fence'>;
 export async function loadResumePlan(
   deps: KernelDeps,
   runId: string,
-  digest: string,
+  workflow: { readonly digest: string; readonly fingerprint: WorkflowFingerprint },
   holder: string,
-  options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
+  options: ResumeRequest,
 ): Promise<ResumePlan> {
   const { store } = deps;
   const record = await store.getRun(runId);
@@ -66,17 +76,32 @@ export async function loadResumePlan(
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
+  // A changed workflow is refused before anything is taken (DESIGN §15), unless accepted.
+  const changes = record.fingerprint === undefined ? [] : fingerprintChanges(record.fingerprint, workflow.fingerprint);
+  if (changes.length > 0 && options.acceptChange !== true) throw workflowChanged(runId, changes);
   const askedAt = performance.now();
   const lease = await acquireRunLease(store, runId, holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
   const fence = new RunFence(runId, askedAt);
   fence.set(lease.token);
   try {
-    return { ...(await readProgress(deps, runId, record, finished, digest, options)), fence };
+    const plan = await readProgress(deps, runId, record, finished, workflow.digest, options);
+    if (changes.length === 0) return { ...plan, fence };
+    await store.updateFingerprint?.(runId, workflow.fingerprint, lease.token);
+    return { ...plan, fence, accepted: { changes, by: holder } };
   } catch (error) {
     await store.releaseLease(runId, holder);
     throw error;
   }
+}
+
+/** RunError `workflow_changed`, listing each change and how to go on. */
+export function workflowChanged(runId: string, changes: readonly string[]): RunError {
+  return new RunError({
+    code: 'workflow_changed',
+    runId,
+    message: `run ${runId} was started with another workflow: ${changes.join('; ')}. Resume it with acceptChange: true (dualloop resume --accept-workflow-change) to go on with this one, or run the workflow it was started with`,
+  });
 }
 
 async function readProgress(
@@ -85,7 +110,7 @@ async function readProgress(
   record: RunRecord,
   finished: WorkflowResult | undefined,
   digest: string,
-  options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
+  options: ResumeRequest,
 ): Promise<ProgressPlan> {
   const { store } = deps;
   const checkpoint = rebuiltOrThrow(await store.loadCheckpoint(runId), runId);
@@ -116,8 +141,9 @@ async function readProgress(
     ...(checkpoint === undefined ? {} : { checkpoint }),
     signal: options.signal,
     ...(previousTraceParent === undefined ? {} : { previousTraceParent }),
+    // A run recorded before fingerprints: only its options digest can be compared.
     warnings:
-      record.optionsDigest === digest
+      record.fingerprint !== undefined || record.optionsDigest === digest
         ? []
         : [`run ${runId} was started with different options (digest ${record.optionsDigest.slice(0, 12)}…, now ${digest.slice(0, 12)}…); resuming anyway`],
   };

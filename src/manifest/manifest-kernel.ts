@@ -4,6 +4,7 @@ import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
 import { isDualloopError, type ConfigIssue } from '../errors.js';
 import { createKernel, type Kernel } from '../kernel/create-kernel.js';
 import type { KernelOptions } from '../kernel/options.js';
+import { manifestFingerprint } from './manifest-fingerprint.js';
 import { normalizeTasks } from '../kernel/tasks.js';
 import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
 import { declarativePolicy } from '../policy/declarative-policy.js';
@@ -60,6 +61,7 @@ export async function buildKernelOptions(
     ...(manifest.goal === undefined ? {} : { goal: manifest.goal }),
     ...(manifest.autoRules === undefined ? {} : { autoRules: manifest.autoRules }),
     ...(secrets.values.length === 0 ? {} : { redact: secrets.values }),
+    fingerprint: await manifestFingerprint(loaded),
   };
   return { ok: true, value: options };
 }

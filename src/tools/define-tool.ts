@@ -32,6 +32,9 @@ export function toolDefinitionIssues(definition: ToolDefinition | undefined, pre
   if (definition.timeoutMs !== undefined && !(Number.isInteger(definition.timeoutMs) && definition.timeoutMs > 0)) {
     issues.push({ path: at('timeoutMs'), message: 'must be a positive integer (milliseconds)' });
   }
+  if (definition.version !== undefined && (typeof definition.version !== 'string' || definition.version.trim() === '')) {
+    issues.push({ path: at('version'), message: 'must be a non-empty string' });
+  }
   if (definition.executionMode !== undefined && definition.executionMode !== 'sequential' && definition.executionMode !== 'parallel') {
     issues.push({ path: at('executionMode'), message: 'must be "sequential" or "parallel"' });
   }

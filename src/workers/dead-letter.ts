@@ -31,6 +31,24 @@ export interface DeadSlice {
  */
 export async function endDeadLetteredRun(store: CheckpointStore, slice: DeadSlice, holder: string, leaseMs: number): Promise<WorkflowResult | undefined> {
   const data = SliceData().parse(slice.data) as SliceData;
+  const attempts = (slice.sourceRetryCount ?? 0) + 1;
+  const why = `run ${data.runId} (workflow ${data.workflow}): ${attempts} slice${attempts === 1 ? '' : 's'} in a row crashed the worker running ${attempts === 1 ? 'it' : 'them'}; moved to the dead-letter queue`;
+  return endRunForGood(store, data, holder, leaseMs, { code: RETRIES_EXHAUSTED, detail: RETRIES_EXHAUSTED, message: why });
+}
+
+/**
+ * Ends a run no worker will take up (a poison run; a run whose workflow changed since it started,
+ * ADR/0478): `error` with `code`, explained by an `error` event (scope `worker`), with the results
+ * of its last checkpoint. Throws while another process still holds its lease; a run that already
+ * ended is left as it is.
+ */
+export async function endRunForGood(
+  store: CheckpointStore,
+  data: SliceData,
+  holder: string,
+  leaseMs: number,
+  why: { readonly code: typeof RETRIES_EXHAUSTED | 'workflow_changed'; readonly detail: string; readonly message: string },
+): Promise<WorkflowResult | undefined> {
   const { runId } = data;
   if ((await store.getRun(runId)) === undefined) {
     // It crashed before its first slice recorded it: recorded now, so that it is listed and audited.
@@ -49,13 +67,12 @@ export async function endDeadLetteredRun(store: CheckpointStore, slice: DeadSlic
     const tail = await store.readEvents(runId, after);
     let seq = tail.length === 0 ? after : tail[tail.length - 1]!.seq;
     const at = Date.now();
-    const attempts = (slice.sourceRetryCount ?? 0) + 1;
-    const stop = { reason: 'error' as const, code: RETRIES_EXHAUSTED, detail: RETRIES_EXHAUSTED, at };
+    const stop = { reason: 'error' as const, code: why.code, detail: why.detail, at };
     const explained: KernelEvent = {
       type: 'error',
       scope: 'worker',
-      code: RETRIES_EXHAUSTED,
-      message: `run ${runId} (workflow ${data.workflow}): ${attempts} slice${attempts === 1 ? '' : 's'} in a row crashed the worker running ${attempts === 1 ? 'it' : 'them'}; moved to the dead-letter queue`,
+      code: why.code,
+      message: why.message,
       runId,
       seq: (seq += 1),
       at,

@@ -7,6 +7,7 @@
 import type { PgBoss } from 'pg-boss';
 import type { CheckpointStore } from '../contracts/store.js';
 import { isDualloopError, RunError, StoreError, WorkerError } from '../errors.js';
+import { endRunForGood } from './dead-letter.js';
 import { createKernel } from '../kernel/create-kernel.js';
 import { suspendRun } from '../kernel/run-suspension.js';
 import type { WorkflowRun } from '../kernel/workflow-run.js';
@@ -77,6 +78,13 @@ export async function runSlice(context: SliceContext, job: SliceJob): Promise<Sl
       return report('held');
     }
     if (isDualloopError(error, 'run_finished')) return report('finished');
+    if (isDualloopError(error, 'workflow_changed')) {
+      // Deployed code no longer matches the run: retrying cannot help. It ends `error` (resumable)
+      // with what changed, for an operator to resume it with the change accepted (ADR/0478).
+      const message = (error as Error).message;
+      const ended = await endRunForGood(store, data, settings.workerId, settings.leaseMs, { code: 'workflow_changed', detail: message, message });
+      return report('ended', ended?.stop);
+    }
     throw error;
   }
 

@@ -20,10 +20,12 @@ export interface ForkFlags extends BoundOverrides {
   readonly runId?: string;
   /** The manifest to build the kernel from, when the store does not know the source's. */
   readonly manifest?: string;
+  /** Fork although the workflow changed since the source started. */
+  readonly acceptWorkflowChange?: boolean;
 }
 
 /** Errors that mean "this fork cannot be made here" rather than "something broke". */
-const USAGE_CODES: ReadonlySet<string> = new Set<RunErrorCode>(['run_not_found', 'fork_point_not_found', 'run_exists']);
+const USAGE_CODES: ReadonlySet<string> = new Set<RunErrorCode>(['run_not_found', 'fork_point_not_found', 'run_exists', 'workflow_changed']);
 
 const NUMBERED = /^([1-9]\d{0,8})(?::([1-9]\d{0,8}))?$/;
 const TURN = /^[1-9]\d{0,8}$/;
@@ -73,6 +75,7 @@ export async function forkCommand(sourceRunId: string, flags: ForkFlags, io: Com
           ...(flags.message === undefined ? {} : { message: flags.message }),
           ...(flags.runId === undefined ? {} : { runId: flags.runId }),
           ...(flags.manifest === undefined ? {} : { manifest: flags.manifest }),
+          ...(flags.acceptWorkflowChange === true ? { acceptChange: true } : {}),
         },
         io.cwd,
       );

@@ -20,10 +20,12 @@ export interface ResumeFlags {
   readonly manifest?: string;
   readonly approve?: readonly string[];
   readonly reject?: readonly string[];
+  /** Go on although the workflow changed since the run started. */
+  readonly acceptWorkflowChange?: boolean;
 }
 
 /** Errors that mean "this run id cannot be resumed here" rather than "something broke". */
-const USAGE_CODES: ReadonlySet<string> = new Set<RunErrorCode>(['run_not_found', 'run_finished']);
+const USAGE_CODES: ReadonlySet<string> = new Set<RunErrorCode>(['run_not_found', 'run_finished', 'workflow_changed']);
 
 /**
  * `dualloop resume <runId>`: rebuilds the kernel from the manifest and bound overrides the run
@@ -65,7 +67,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, io: Comma
     if (trap.interrupted !== undefined) return EXIT.canceled;
     let run;
     try {
-      run = await kernel.value.resume(runId, { approvals });
+      run = await kernel.value.resume(runId, { approvals, ...(flags.acceptWorkflowChange === true ? { acceptChange: true } : {}) });
     } catch (error) {
       complain(io, `cannot resume ${runId}: ${describeError(error)}`);
       return isDualloopErrorOf(error, 'run') && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.error;

@@ -116,6 +116,8 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
       return { summary: `${event.scope} error: ${event.message}`, tone: 'error', details: [] };
     case 'warning':
       return plain(`warning: ${event.message}`);
+    case 'workflow_changed':
+      return { summary: `workflow changed, accepted by ${event.acceptedBy}: ${event.changes.join('; ')}`, tone: 'stop', details: [{ label: 'changes', value: event.changes }] };
     case 'message_update':
     case 'tool_execution_update':
       return plain(event.type);
