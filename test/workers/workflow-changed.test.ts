@@ -33,7 +33,7 @@ describe('a changed workflow on workers', () => {
     const second = createWorker({ ...where, workflows: { job: after }, workerId: 'v2' });
     started.push(second);
     await second.start();
-    await approveRun(store, runId, { approvalId: `task:task-1`, answer: 'approve' });
+    await approveRun(store, runId, { callId: 'task:task-1', answer: 'approve' });
     await queueNextSlice(where, runId);
     const ended = await storedResult(store, runId, (result) => result.stop.reason === 'error');
     expect(ended.stop).toMatchObject({ reason: 'error', code: 'workflow_changed' });
