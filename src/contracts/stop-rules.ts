@@ -2,7 +2,7 @@
  * The rules over stop reasons: priority, natural completion, bounds, resumability. Pure (no
  * imports at run time), so that the machines and their reducers may use them (ADR/0240).
  */
-import type { StopReason } from './stop.js';
+import type { StopReason } from './stop-reason.js';
 
 /**
  * Priority when several reasons hold at one check: a lower rank wins.

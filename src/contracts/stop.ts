@@ -1,30 +1,7 @@
-import { z } from 'zod';
 import type { ErrorCode } from './error-codes.js';
+import { StopReason } from './stop-reason.js';
 
-/**
- * The closed set of reasons a loop may end with. Both loops end with exactly one of these;
- * `docs/loop-control.md` explains each one and the priority order below.
- */
-export const StopReason = z.enum([
-  'planner_stopped',
-  'goal_achieved',
-  'tool_terminated',
-  'loop_detected',
-  'max_turns',
-  'max_tool_calls',
-  'max_runtime',
-  'max_workflow_steps',
-  'max_session_runtime',
-  'max_replans',
-  'budget_exhausted',
-  'policy_denied',
-  'awaiting_approval',
-  'context_canceled',
-  'invalid_output',
-  'dependency_failed',
-  'error',
-]);
-export type StopReason = z.infer<typeof StopReason>;
+export { StopReason };
 
 /** The bound that fired, with its configured value and the count that reached it. */
 export interface StopBound {
