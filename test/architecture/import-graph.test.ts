@@ -101,6 +101,6 @@ describe('the machines import only xstate, contracts and pure reducers', () => {
   it('would report a contract that runs zod (a contract type is fine, its runtime schema is not)', () => {
     expect(machineViolations(withLine('machines/turn.machine.ts', "import type { StopReason } from '../src/contracts/stop.js';"))).toEqual([]);
     const runtime = machineViolations(withLine('machines/turn.machine.ts', "import { StopReason } from '../src/contracts/stop.js';"));
-    expect(runtime).toContain('runs zod: machines/turn.machine.ts → src/contracts/stop.ts → zod');
+    expect(runtime).toContain('runs zod: machines/turn.machine.ts → src/contracts/stop.ts → src/contracts/stop-reason.ts → zod');
   });
 });
