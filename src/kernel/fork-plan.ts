@@ -97,14 +97,16 @@ export async function createForkPlan(deps: KernelDeps, request: ForkRequest): Pr
   if (source === undefined) {
     throw new RunError({ code: 'run_not_found', runId: sourceRunId, message: `run ${sourceRunId} does not exist in the ${store.kind} store` });
   }
-  // The fork runs this kernel's workflow from the source's state: a change since is refused unless accepted.
-  const changes = source.fingerprint === undefined ? [] : fingerprintChanges(source.fingerprint, request.workflow.fingerprint);
-  if (changes.length > 0 && options.acceptChange !== true) throw workflowChanged(sourceRunId, changes);
   const at = pointOf(source, options.at);
   const graph = isGraph(source.tasks);
   const forked = graph ? await graphForkState(deps, source, graphTaskAt(source, at), at.turn, options.edit) : undefined;
   const edited = forked ?? applyForkEdit(await stateAt(deps, source, at), source.tasks, at.task - 1, options.edit);
   const forkOf: ForkOrigin = { runId: sourceRunId, at, ...(forked === undefined ? {} : { rerun: forked.rerun }) };
+  // The fork runs this kernel's workflow from the source's state: a change since is refused unless
+  // accepted — bounds aside, which a fork sets for itself (`edit.bounds`, the CLI's bound flags).
+  const current = request.workflow.fingerprint;
+  const changes = source.fingerprint === undefined ? [] : fingerprintChanges(source.fingerprint, { ...current, bounds: source.fingerprint.bounds });
+  if (changes.length > 0 && options.acceptChange !== true) throw workflowChanged(sourceRunId, changes);
   try {
     await store.createRun({
       runId,

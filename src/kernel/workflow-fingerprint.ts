@@ -7,6 +7,7 @@ import type { Bounds } from '../contracts/bounds.js';
 import type { ToolPrint, WorkflowFingerprint } from '../contracts/fingerprint.js';
 import { isToolSource, type Tool } from '../contracts/tool.js';
 import type { KernelOptions } from './options.js';
+import { outputJsonSchema } from '../graph/output-schema.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -27,9 +28,22 @@ export function workflowFingerprint(options: KernelOptions, bounds: Bounds): Wor
     strategy: options.strategy ?? 'react',
     policy: policyPrint(options.policy),
     guardrails: [],
-    tasks: options.tasks === undefined ? null : sha256(JSON.stringify(options.tasks, (_key, value: unknown) => (typeof value === 'object' && value !== null && '_zod' in value ? '[schema]' : value))),
+    tasks: options.tasks === undefined ? null : tasksPrint(options.tasks),
     extra: { ...(options.fingerprint ?? {}) },
   };
+}
+
+/**
+ * The configured tasks without their bounds (the bounds are an item of their own, which a fork and
+ * a command line's bound flags may set); a zod output schema as the JSON Schema it stands for.
+ */
+function tasksPrint(tasks: NonNullable<KernelOptions['tasks']>): string {
+  const shapes = tasks.map((task) => {
+    if (typeof task === 'string') return task;
+    const { bounds: _bounds, output, ...rest } = task;
+    return { ...rest, ...(output === undefined ? {} : { output: outputJsonSchema(output) }) };
+  });
+  return sha256(JSON.stringify(shapes));
 }
 
 function toolPrint(tool: Tool): ToolPrint {
