@@ -4,16 +4,11 @@ import { isGraph } from '../graph/task-graph.js';
 import { isTaskOf } from '../contracts/task-id.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
 import { errorCodeOfScope } from '../contracts/error-scopes.js';
-import type { ForkOrigin } from '../contracts/fork.js';
-import type { ApprovalAnswer } from '../contracts/policy.js';
-import type { QueueName } from '../contracts/queues.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
-import type { TaskSpec } from '../contracts/turn-protocol.js';
-import type { WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
+import type { WorkflowInput, WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
-import type { RebuiltCheckpoint } from '../checkpoint/read-checkpoints.js';
-import { ConfigError, describeError } from '../errors.js';
+import { describeError } from '../errors.js';
 import { guardedListener, loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
 import { EventStream } from '../events/event-stream.js';
@@ -23,59 +18,18 @@ import { redactedInspection } from '../redaction/redacted-inspection.js';
 import { everyStateAsSnapshot } from '../events/every-state-inspection.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { InspectObserver } from '../events/observers.js';
-import type { ProvidedWorkflowMachine } from './provide-machines.js';
-import { fencedStore, type RunFence } from './fenced-store.js';
-import type { LeaseKeeper } from './run-lease.js';
+import { fencedStore } from './fenced-store.js';
 import { watchRunControls } from './run-controls.js';
 import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspension.js';
-import type { RunRegistry, RunRuntime } from './run-runtime.js';
-import type { DelegateCall } from '../contracts/delegation.js';
-import type { DelegatingCall } from '../tools/tool-port.js';
+import type { RunRuntime } from './run-runtime.js';
 import { RunTools } from '../tools/run-tools.js';
-import type { MessageOptions, WorkflowRun } from './workflow-run.js';
 import { ToolStartLedger } from './tool-start-ledger.js';
 import { CallIndexes } from './call-indexes.js';
 import { SpendLedger } from './spend-ledger.js';
+import { runMessages } from './run-messages.js';
+import type { KernelInternals, LaunchPlan } from './launch-plan.js';
 
-/** Everything a run starts from: a fresh start or a resume. */
-export interface LaunchPlan {
-  readonly runId: string;
-  readonly tasks: readonly TaskSpec[];
-  readonly progress: WorkflowProgress;
-  readonly resumed: boolean;
-  readonly approvals: ReadonlyMap<string, ApprovalAnswer>;
-  readonly lastEventSeq: number;
-  /** The checkpoint a resume continues from (the writer's base); none for a new run. */
-  readonly checkpoint?: RebuiltCheckpoint;
-  readonly signal: AbortSignal | undefined;
-  /** Reported as `warning` events right after `workflow_start`. */
-  readonly warnings?: readonly string[];
-  /** The lease holder this process acquired the run's lease as (the kernel's); renewed while the run runs. */
-  readonly holder: string;
-  /** An asynchronous store's run record and lease: the actor starts once it resolves. */
-  readonly ready?: Promise<void>;
-  /** A fork's first start: reported in `workflow_start`. */
-  readonly forkOf?: ForkOrigin;
-  /** A fork's outer bounds when its edit changed them (default: the kernel's). */
-  readonly outerBounds?: OuterBounds;
-  /** The `traceparent` the previous segment saved (a resume, when traced). */
-  readonly previousTraceParent?: string;
-  /** The run's lease token, which every write of the run carries (ADR/0180). */
-  readonly fence: RunFence;
-  /** A resume that accepted a changed workflow: reported as a `workflow_changed` event after `workflow_start`. */
-  readonly accepted?: { readonly changes: readonly string[]; readonly by: string };
-  /** A delegated run (`agentTool`): its depth below the root run, and its parent's ledger, which it charges too. */
-  readonly delegation?: { readonly depth: number; readonly parentSpend: SpendLedger };
-}
-
-export interface KernelInternals {
-  readonly deps: KernelDeps;
-  readonly registry: RunRegistry;
-  readonly machine: ProvidedWorkflowMachine;
-  readonly leases: LeaseKeeper;
-  /** How this kernel's runs delegate (`agentTool`): given a run, what runs its agent tools' child runs. */
-  readonly delegation?: (run: RunRuntime) => (call: DelegatingCall) => DelegateCall;
-}
+export type { KernelInternals, LaunchPlan } from './launch-plan.js';
 
 /** Starts the workflow actor for a plan and wires its events, result, queues and abort. */
 export function launchRun(internals: KernelInternals, plan: LaunchPlan): SuspendableRun {
@@ -166,20 +120,8 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
   registry.set(runId, runtime);
   const releaseLease = leases.keep(runId, fence, onLeaseTrouble);
 
-  const graph = isGraph(plan.tasks);
   const actor = createActor(machine, {
-    input: {
-      runId,
-      bounds: outerBounds,
-      settings: {
-        onTaskStop: deps.loop.onTaskStop,
-        turn: { wrapUpOnBound: deps.loop.wrapUpOnBound, steeringMode: deps.context.steeringMode, followUpMode: deps.context.followUpMode },
-        graph,
-        maxParallelTasks: graph ? parallelTasksOf(plan.outerBounds ?? deps.loop.bounds.outer) : 1,
-      },
-      progress: plan.progress,
-      startedAt,
-    },
+    input: workflowInput(deps, plan, outerBounds, startedAt),
     // A delayed event (a deadline) can cut a tool batch: the machines first learn which calls started.
     clock: {
       setTimeout: (callback, delay) =>
@@ -257,28 +199,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
     else signal.addEventListener('abort', onSignal, { once: true });
   }
 
-  let nextQueueId = 1 + Math.max(0, ...plan.progress.queues.steering.map((message) => message.id), ...plan.progress.queues.followUp.map((message) => message.id));
-  // Each queue change is also an event: appended to the store's log at once, so a crash before
-  // the next checkpoint loses no queued message (resume replays them, src/kernel/resume-plan.ts).
-  const queue = (type: 'STEER' | 'FOLLOW_UP', content: string, options: MessageOptions | undefined) => {
-    const what = type === 'STEER' ? 'steer' : 'followUp';
-    if (typeof content !== 'string' || content === '') {
-      throw new ConfigError({ message: `Invalid ${what} message`, issues: [{ path: 'message', message: 'must be a non-empty string' }] });
-    }
-    const taskId = options?.taskId;
-    if (taskId !== undefined && (typeof taskId !== 'string' || !isTaskOf(plan.tasks, taskId))) {
-      throw new ConfigError({ message: `Invalid ${what} options`, issues: [{ path: 'taskId', message: `"${String(taskId)}" is not a task of run ${runId} (${plan.tasks.map((task) => `"${task.id}"`).join(', ')})` }] });
-    }
-    if (ended) return;
-    const message = { id: nextQueueId++, content, ...(taskId === undefined ? {} : { taskId }) };
-    actor.send({ type, message });
-    sink.emit({ type: 'message_queued', queue: type === 'STEER' ? 'steering' : 'followUp', ...message });
-  };
-  const clear = (name: QueueName) => {
-    if (ended) return;
-    actor.send({ type: 'CLEAR_QUEUE', queue: name });
-    sink.emit({ type: 'queue_cleared', queue: name });
-  };
+  const { queue, clear } = runMessages({ runId, tasks: plan.tasks, progress: plan.progress, send: (event) => actor.send(event), emit: (body) => sink.emit(body), ended: () => ended });
 
   // Commands sent from other processes act exactly as abort() and steer() here (ADR/0184).
   const controls = watchRunControls(deps.store, runId, fence, (command) => {
@@ -336,4 +257,21 @@ function guardedInspect(observer: InspectObserver, fail: (error: unknown) => voi
 function restoredCallIndex(progress: WorkflowProgress): number {
   const restored = progress.active !== undefined ? [progress.active] : (progress.branches ?? []);
   return Math.max(progress.modelCallIndex, ...restored.map((active) => active.point.modelCallIndex));
+}
+
+/** The workflow machine's input: the run's bounds and settings, where it starts from. */
+function workflowInput(deps: KernelDeps, plan: LaunchPlan, bounds: OuterBounds, startedAt: number): WorkflowInput {
+  const graph = isGraph(plan.tasks);
+  return {
+    runId: plan.runId,
+    bounds,
+    settings: {
+      onTaskStop: deps.loop.onTaskStop,
+      turn: { wrapUpOnBound: deps.loop.wrapUpOnBound, steeringMode: deps.context.steeringMode, followUpMode: deps.context.followUpMode },
+      graph,
+      maxParallelTasks: graph ? parallelTasksOf(bounds) : 1,
+    },
+    progress: plan.progress,
+    startedAt,
+  };
 }
