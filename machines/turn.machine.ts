@@ -57,6 +57,10 @@ export interface TurnServiceInput {
   readonly taskIndex: number;
   /** The task's `output` schema (typed outputs): the model caller asks for it and checks answers against it. */
   readonly output?: JsonSchema;
+  /** What input guardrails check (docs/guardrails.md). */
+  readonly description: string;
+  /** The names of the kernel's guardrails the task runs; absent: all of them. */
+  readonly guardrails?: readonly string[];
 }
 
 /** What the `needsCompaction` guard decides on: the transcript the next model call would see. */
@@ -117,7 +121,8 @@ const turnSetup = effects.extend({
   guards: {
     /** The task resumes a turn that parked for approval: it already has its model answer. */
     resumesPendingTurn: ({ context }) => resumesPendingTurn(context),
-    hasToolCalls: ({ event }) => event.type === 'MODEL_DONE' && hasToolCalls(event.result),
+    /** The answer asks for tools, and no guardrail tripped on the call. */
+    hasToolCalls: ({ event }) => event.type === 'MODEL_DONE' && event.guardrail === undefined && hasToolCalls(event.result),
     /** A counting bound stopped the task and `wrapUpOnBound` is on. */
     wrapUpDue: ({ context, event }) =>
       event.type === 'STOP_DECIDED' && event.stop !== undefined && context.frame.settings.wrapUpOnBound && WRAP_UP_REASONS.has(event.stop.reason),
@@ -169,7 +174,7 @@ const turnSetup = effects.extend({
       wrapUp: context.current.wrapUp,
       callIndex: context.modelCallIndex,
     })),
-    recordModelResult: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordModelResult(context, event.result, event.at, event.output) : {})),
+    recordModelResult: assign(({ context, event }) => (event.type === 'MODEL_DONE' ? recordModelResult(context, event) : {})),
     /** ACT: the turn's tool calls, with the slots left under `maxToolCalls` (the tool runner reads the run's spend). */
     runTools: sendTo('tools', ({ context }) => {
       const result = context.current.result;
@@ -210,8 +215,8 @@ const turnSetup = effects.extend({
     /** WRAP_UP answered: record the call; a typed answer that matched becomes the output. */
     recordWrapUp: effects.enqueueActions(({ context, event, enqueue: queue }) => {
       if (event.type !== 'MODEL_DONE') return;
-      const settled = settleWrapUpOutput(context, event.output);
-      queue.assign({ ...recordWrapUp(context, event.result, event.at, event.output), ...settled.update });
+      const settled = settleWrapUpOutput(context, event.output, event.guardrail);
+      queue.assign({ ...recordWrapUp(context, event), ...settled.update });
       if (settled.report !== undefined) queue({ type: 'report', params: settled.report });
     }),
     stopAtDeadline: assign(({ context }) => ({ stop: deadlineStop(context), toolCalls: toolCallsWhenCut(context) })),
@@ -325,7 +330,14 @@ export const turnMachine = turnSetup.createMachine({
 
 function serviceInput(context: TurnContext): TurnServiceInput {
   const { task } = context;
-  return { runId: context.runId, taskId: task.id, taskIndex: task.index, ...(task.output === undefined ? {} : { output: task.output }) };
+  return {
+    runId: context.runId,
+    taskId: task.id,
+    taskIndex: task.index,
+    description: task.description,
+    ...(task.output === undefined ? {} : { output: task.output }),
+    ...(task.guardrails === undefined ? {} : { guardrails: task.guardrails }),
+  };
 }
 
 export type TurnMachine = typeof turnMachine;

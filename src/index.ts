@@ -18,12 +18,14 @@ export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdk
 
 export { defineTool } from './tools/define-tool.js';
 export { agentTool, type AgentToolSpec } from './delegation/agent-tool.js';
+export type { Guardrail, GuardrailContext, GuardrailMode, GuardrailStage, GuardrailTrip, GuardrailVerdict } from './contracts/guardrails.js';
 export type { ChildRunOptions, DelegatedRun } from './contracts/delegation.js';
 export type { RunParent } from './contracts/store.js';
 export { mcpTools, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolSource, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
 export { calculatorTool } from './tools/builtin/calculator.js';
 export { currentTimeTool } from './tools/builtin/current-time.js';
 export { listFilesTool, readFileTool, type FileToolOptions } from './tools/builtin/file-tools.js';
+export { declarativeGuardrail, type DeclarativeGuardrailSpec } from './guardrails/declarative-guardrails.js';
 export { declarativePolicy, type DeclarativePolicySpec } from './policy/declarative-policy.js';
 export { terminate } from './contracts/tool.js';
 export type { OpenedToolSource, Tool, ToolCallPlace, ToolDefinition, ToolExecutionContext, ToolExecutionMode, ToolResult, ToolSource, ToolSourceContext } from './contracts/tool.js';

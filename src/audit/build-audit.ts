@@ -42,6 +42,7 @@ export function buildAudit({ record, result, progress, events, eventCount, store
   const plans: { at: number; kind: 'created' | 'revised'; steps: string[]; reason?: string }[] = [];
   let strategy: AuditReport['strategy'];
   const workflowChanges: NonNullable<AuditReport['workflowChanges']>[number][] = [];
+  const guardrailTrips: NonNullable<AuditReport['guardrailTrips']>[number][] = [];
   for (const event of events) {
     if (event.type === 'policy_decision') {
       policyDecisions.push({
@@ -63,6 +64,10 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     if (planned !== undefined) plans.push(planned);
     if (event.type === 'strategy_selected') strategy = { name: event.strategy, reason: event.reason, by: event.by, at: event.at };
     if (event.type === 'workflow_changed') workflowChanges.push({ at: event.at, changes: event.changes, acceptedBy: event.acceptedBy });
+    if (event.type === 'guardrail_tripped') {
+      const { at, seq, taskId, turn, name, on, mode, reason, toolCallId } = event;
+      guardrailTrips.push({ at, seq, taskId, turn, name, on, mode, reason, ...(toolCallId === undefined ? {} : { toolCallId }) });
+    }
   }
   // A run whose records say it made progress while its history is gone: named as a resume names it (ADR 0105).
   const damage = historyDamage({
@@ -104,12 +109,13 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     plans,
     ...(strategy === undefined ? {} : { strategy }),
     ...(workflowChanges.length === 0 ? {} : { workflowChanges }),
+    ...(guardrailTrips.length === 0 ? {} : { guardrailTrips }),
     events: eventCount ?? events.length,
   };
 }
 
 /** The event types `buildAudit` reads: a store's `audit()` loads the bodies of these and only counts the others. */
-export const AUDITED_EVENT_TYPES = ['workflow_start', 'policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end', 'output_invalid', 'workflow_changed'] as const;
+export const AUDITED_EVENT_TYPES = ['workflow_start', 'policy_decision', 'plan_created', 'plan_revised', 'strategy_selected', 'error', 'checkpoint_saved', 'compaction_end', 'output_invalid', 'workflow_changed', 'guardrail_tripped'] as const;
 
 /** A graph fork's re-run tasks: its first `workflow_start` event names them (the record's `forkOf` does not). */
 function rerunOf(events: readonly KernelEvent[]): { rerun?: readonly string[] } {

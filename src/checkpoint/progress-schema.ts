@@ -18,6 +18,7 @@ export const StopConditionSchema = lazySchema(() => z
     // A code a newer dualloop wrote is dropped, not a corrupt checkpoint.
     code: ErrorCode.optional().catch(undefined),
     bound: z.object({ name: z.string(), limit: z.number(), value: z.number() }).optional(),
+    guardrail: z.object({ name: z.string(), on: z.enum(['input', 'output', 'tool_call', 'tool_result']), reason: z.string() }).optional().catch(undefined),
     at: z.number(),
   })
   // Every error stop carries a code (ADR/0242): one written without (before codes, or a code
@@ -76,6 +77,7 @@ export const TaskSpecSchema = lazySchema(() => z.object({
   dependsOn: z.array(z.string()).optional(),
   forEach: z.string().optional(),
   forEachFailure: z.enum(['fail', 'collect']).optional(),
+  guardrails: z.array(z.string()).optional(),
   item: z.object({ of: z.string(), position: z.number().int().nonnegative(), value: z.unknown() }).optional(),
 }));
 

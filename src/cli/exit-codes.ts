@@ -12,7 +12,7 @@ export const EXIT = Object.freeze({
 
 /**
  * The exit code of a run that stopped for `reason`: 0 natural completion; 2 a bound
- * (counts, deadlines, budgets, loop detection); 3 policy denied or awaiting approval;
+ * (counts, deadlines, budgets, loop detection); 3 policy denied, awaiting approval or a guardrail tripped;
  * 4 error; 130 canceled.
  */
 export function exitCodeFor(reason: StopReason): number {
@@ -23,6 +23,7 @@ export function exitCodeFor(reason: StopReason): number {
       return EXIT.completed;
     case 'policy_denied':
     case 'awaiting_approval':
+    case 'guardrail_tripped':
       return EXIT.policy;
     case 'context_canceled':
       return EXIT.canceled;

@@ -40,6 +40,13 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
       lines.push(`  ${decision.decision.padEnd(16)} ${subject}: ${decision.reason}${approval}`);
     }
   }
+  if ((report.guardrailTrips ?? []).length > 0) {
+    lines.push('guardrails');
+    for (const trip of report.guardrailTrips!) {
+      const where = `${trip.taskId} turn ${trip.turn}${trip.toolCallId === undefined ? '' : `, ${trip.toolCallId}`}`;
+      lines.push(`  ${(trip.mode === 'revise' ? colors.yellow : colors.red)(trip.name.padEnd(16))} ${trip.on} (${where}), ${trip.mode === 'revise' ? 'revise' : 'stop'}: ${trip.reason}`);
+    }
+  }
   if (report.errors.length > 0) {
     lines.push('errors');
     for (const error of report.errors) lines.push(`  ${colors.red(error.scope.padEnd(16))} ${error.taskId === undefined ? '' : `${error.taskId}: `}${error.message}`);

@@ -1,4 +1,5 @@
 import type { ErrorCode } from './error-codes.js';
+import type { GuardrailMode, GuardrailStage } from './guardrails.js';
 import type { CompactionOutcome, ErrorScope, OutputInvalidOutcome, PolicySubject } from './events.js';
 import type { OutputIssue } from './typed-output.js';
 import type { TaskCounters } from './events.js';
@@ -171,7 +172,22 @@ export interface AuditReport {
   readonly strategy?: { readonly name: string; readonly reason: string; readonly by: 'rules' | 'classifier'; readonly at: number };
   /** Each time a resume, fork or worker took the run up with a changed workflow, on purpose (`acceptChange`). */
   readonly workflowChanges?: readonly { readonly at: number; readonly changes: readonly string[]; readonly acceptedBy: string }[];
+  /** Every guardrail that tripped, in order: those that stopped a task and those that made the model revise (docs/guardrails.md). */
+  readonly guardrailTrips?: readonly AuditGuardrailTrip[];
   /** Plans created or revised by the plan strategies, in order (empty for `react`). */
   readonly plans: readonly { readonly at: number; readonly kind: 'created' | 'revised'; readonly steps: readonly string[]; readonly reason?: string }[];
   readonly events: number;
+}
+
+/** A `guardrail_tripped` event, as the audit lists it. */
+export interface AuditGuardrailTrip {
+  readonly at: number;
+  readonly seq: number;
+  readonly taskId: string;
+  readonly turn: number;
+  readonly name: string;
+  readonly on: GuardrailStage;
+  readonly mode: GuardrailMode;
+  readonly reason: string;
+  readonly toolCallId?: string;
 }

@@ -6,6 +6,7 @@
  */
 import type { BoundsOverride } from './bounds.js';
 import type { Model } from './model.js';
+import type { Guardrail } from './guardrails.js';
 import type { PolicyGate } from './policy.js';
 import type { WorkflowResult } from './results.js';
 import type { Usage } from './usage.js';
@@ -23,6 +24,8 @@ export interface ChildRunOptions {
   readonly bounds?: BoundsOverride;
   readonly strategy?: 'react' | 'plan_execute' | 'hybrid' | 'auto';
   readonly policy?: PolicyGate;
+  /** The child's guardrails (docs/guardrails.md); by default the parent kernel's. */
+  readonly guardrails?: readonly Guardrail[];
 }
 
 /** How a child run ended, as its agent tool learns it. */

@@ -57,6 +57,7 @@ export const FailureCode = z.enum([
   'hook_failed',
   'policy_failed',
   'stop_evaluator_failed',
+  'guardrail_failed',
   'error_verdict',
   'compactor_failed',
   'checkpoint_failed',

@@ -16,12 +16,14 @@ import type { ErrorCode } from './error-codes.js';
  *   record, the lease).
  * - `policy`: a policy gate (`checkTask`, `checkToolCall`) threw.
  * - `stop_evaluator`: a user stop evaluator or `shouldStopAfterTurn` threw.
+ * - `guardrail`: a guardrail's check threw or answered something else than `{ tripped: boolean }`;
+ *   the task ends `guardrail_tripped`, not `error` (a guardrail fails closed, docs/guardrails.md).
  * - `compactor`: the compactor threw, or returned no list of messages.
  * - `listener`: something the kernel reports to threw: the `logger` or the `inspect` observer.
  * - `internal`: a bug in dualloop itself.
  * - `worker`: a run's slices kept crashing the workers that ran them (dead-lettered, ADR/0202).
  */
-export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'store' | 'policy' | 'stop_evaluator' | 'compactor' | 'listener' | 'internal' | 'worker';
+export type ErrorScope = 'model' | 'tool' | 'hook' | 'checkpoint' | 'store' | 'policy' | 'stop_evaluator' | 'guardrail' | 'compactor' | 'listener' | 'internal' | 'worker';
 
 /** The code an `error` event or stop carries when its emitter names only the failed part. */
 const SCOPE_CODES: Readonly<Record<ErrorScope, ErrorCode>> = {
@@ -32,6 +34,7 @@ const SCOPE_CODES: Readonly<Record<ErrorScope, ErrorCode>> = {
   store: 'store_call_failed',
   policy: 'policy_failed',
   stop_evaluator: 'stop_evaluator_failed',
+  guardrail: 'guardrail_failed',
   compactor: 'compactor_failed',
   listener: 'listener_failed',
   internal: 'internal_error',

@@ -2,6 +2,7 @@ import type { ErrorCode } from './error-codes.js';
 import type { ErrorScope } from './error-scopes.js';
 import type { FinishReason } from './model.js';
 import type { ForkOrigin } from './fork.js';
+import type { GuardrailMode, GuardrailStage } from './guardrails.js';
 import type { QueueName } from './queues.js';
 import type { StopCondition } from './stop.js';
 import type { TurnResult, WorkflowMetrics } from './results.js';
@@ -82,6 +83,16 @@ export type KernelEventBody =
       readonly repairs: number;
       /** The answer was the wrap-up call's (`wrapUpOnBound`). */
       readonly wrapUp: boolean;
+    } & TurnScoped)
+  | ({
+      readonly type: 'guardrail_tripped';
+      readonly name: string;
+      readonly on: GuardrailStage;
+      readonly reason: string;
+      /** `stop`: the task stops with it; `revise`: the model is told and may try again (docs/guardrails.md). */
+      readonly mode: GuardrailMode;
+      /** Tool stages: the call refused, or whose result was withheld. */
+      readonly toolCallId?: string;
     } & TurnScoped)
   | ({ readonly type: 'message_start'; readonly wrapUp: boolean } & TurnScoped)
   | ({ readonly type: 'message_update'; readonly delta: string } & TurnScoped)

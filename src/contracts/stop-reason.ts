@@ -21,6 +21,7 @@ export const StopReason = z.enum([
   'context_canceled',
   'invalid_output',
   'dependency_failed',
+  'guardrail_tripped',
   'error',
 ]);
 export type StopReason = z.infer<typeof StopReason>;

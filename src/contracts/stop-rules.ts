@@ -12,6 +12,9 @@ import type { StopReason } from './stop-reason.js';
 const RANK: Readonly<Record<StopReason, number>> = {
   context_canceled: 0,
   error: 1,
+  // A safety stop: it outranks natural completion (a tripped answer is no completion) and every
+  // bound; an error found at the same check is named first (ADR/0480).
+  guardrail_tripped: 1,
   planner_stopped: 2,
   goal_achieved: 2,
   tool_terminated: 2,

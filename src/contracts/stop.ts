@@ -1,4 +1,5 @@
 import type { ErrorCode } from './error-codes.js';
+import type { GuardrailStage } from './guardrails.js';
 import { StopReason } from './stop-reason.js';
 
 export { StopReason };
@@ -13,6 +14,8 @@ export interface StopBound {
 interface StopFields {
   readonly detail: string;
   readonly bound?: StopBound;
+  /** `guardrail_tripped`: the guardrail that tripped, where, and why. */
+  readonly guardrail?: { readonly name: string; readonly on: GuardrailStage; readonly reason: string };
   /** Epoch milliseconds from the injected clock. */
   readonly at: number;
 }

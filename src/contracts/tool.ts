@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { DelegatedRun } from './delegation.js';
+import type { GuardrailSpend, GuardrailTrip } from './guardrails.js';
 
 export type ToolExecutionMode = 'sequential' | 'parallel';
 
@@ -92,6 +93,10 @@ export interface ToolResult {
   readonly at?: ToolCallPlace;
   /** An agent tool's call (`agentTool`): the child run and what it spent, which counts as its task's. */
   readonly delegated?: DelegatedRun;
+  /** A tool-call guardrail refused the call, or a tool-result guardrail withheld its result (docs/guardrails.md). */
+  readonly guardrail?: GuardrailTrip;
+  /** What the call's guardrails spent (`context.charge`, a judge's model call): it counts as the task's. */
+  readonly charged?: GuardrailSpend;
   /** Set when a policy gate refused the call or asked for approval (the call did not run). */
   readonly policy?: {
     readonly decision: 'deny' | 'require_approval';

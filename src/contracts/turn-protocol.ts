@@ -10,6 +10,7 @@ import type { DeliveryMode, MessageQueues, QueuedMessage, QueueName } from './qu
 import type { TaskResult, TurnResult, WrapUpResult } from './results.js';
 import type { StopCondition } from './stop.js';
 import type { ToolResult } from './tool.js';
+import type { GuardrailSpend, GuardrailTrip } from './guardrails.js';
 import type { OutputCheck, OutputState } from './typed-output.js';
 import type { Usage } from './usage.js';
 
@@ -40,6 +41,8 @@ export interface TaskSpec {
   /** Fan-out: `<taskId>.output[.<path>]`, an array in that task's output; one item per element. */
   readonly forEach?: string;
   readonly forEachFailure?: ForEachFailure;
+  /** The names of the kernel's guardrails this task runs (docs/guardrails.md); absent: all of them. */
+  readonly guardrails?: readonly string[];
   /** Set on the spec of one fan-out item (id `<taskId>[<position>]`). */
   readonly item?: TaskItem;
 }
@@ -122,6 +125,8 @@ export interface CurrentTurn {
   readonly toolsStarted: number;
   /** A typed task's answer without tool calls, checked against its `output` schema (by the model caller). */
   readonly output: OutputCheck | undefined;
+  /** An input or output guardrail that tripped on this turn's call (tool guardrails mark their results). */
+  readonly guardrail?: GuardrailTrip;
 }
 
 /** What does not change while a task segment runs. */
@@ -241,6 +246,8 @@ export interface InnerStopState {
   readonly output?: OutputCheck;
   /** Repairs sent so far (typed outputs); the task stops `invalid_output` once they reach `maxOutputRepairs`. */
   readonly outputRepairs: number;
+  /** An input or output guardrail that tripped on this turn's call. */
+  readonly guardrail?: GuardrailTrip;
 }
 
 export interface StopEvaluateRequest {
@@ -252,7 +259,11 @@ export interface StopEvaluateRequest {
 
 export type TurnEvent =
   /** `output`: set for a typed task's answer without tool calls, checked against the task's schema. */
-  | { readonly type: 'MODEL_DONE'; readonly result: ModelResult; readonly at: number; readonly output?: OutputCheck }
+  /**
+   * `guardrail`: an input guardrail tripped (the model was not called) or an output one tripped on
+   * the answer. `guardrailSpend`: what the call's guardrails spent, the task's too.
+   */
+  | { readonly type: 'MODEL_DONE'; readonly result: ModelResult; readonly at: number; readonly output?: OutputCheck; readonly guardrail?: GuardrailTrip; readonly guardrailSpend?: GuardrailSpend }
   | { readonly type: 'TOOLS_DONE'; readonly results: readonly ToolResult[]; readonly at: number }
   /**
    * `count` calls of the running batch started (each uses a tool-call slot even if the batch is

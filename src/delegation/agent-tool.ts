@@ -39,6 +39,7 @@ export function agentTool<Schema extends z.ZodType>(spec: AgentToolSpec<Schema>)
     ...(spec.bounds === undefined ? {} : { bounds: spec.bounds }),
     ...(spec.strategy === undefined ? {} : { strategy: spec.strategy }),
     ...(spec.policy === undefined ? {} : { policy: spec.policy }),
+    ...(spec.guardrails === undefined ? {} : { guardrails: spec.guardrails }),
   };
   const tool = defineTool({
     name: spec.name,

@@ -32,6 +32,7 @@ function childOptions(parent: KernelOptions, deps: KernelDeps, own: ChildRunOpti
     ...(own.system ?? parent.system) === undefined ? {} : { system: own.system ?? parent.system },
     ...(own.strategy ?? parent.strategy) === undefined ? {} : { strategy: own.strategy ?? parent.strategy },
     ...(own.policy ?? parent.policy) === undefined ? {} : { policy: own.policy ?? parent.policy },
+    ...(own.guardrails ?? parent.guardrails) === undefined ? {} : { guardrails: own.guardrails ?? parent.guardrails },
     bounds: { inner: { ...parent.bounds?.inner, ...own.bounds?.inner }, outer: { ...parent.bounds?.outer, ...own.bounds?.outer } },
   };
 }

@@ -153,7 +153,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
   return {
     deps,
     start(tasks, startOptions = {}) {
-      const specs = normalizeTasks(tasks ?? deps.loop.tasks ?? (deps.loop.goal === undefined ? undefined : [deps.loop.goal]), deps.loop.bounds);
+      const specs = normalizeTasks(tasks ?? deps.loop.tasks ?? (deps.loop.goal === undefined ? undefined : [deps.loop.goal]), deps.loop.bounds, deps.guardrails.names);
       if (startOptions.runId !== undefined && !RUN_ID.test(startOptions.runId)) {
         throw new ConfigError({ message: 'Invalid start options', issues: [{ path: 'runId', message: 'must be 1–128 letters, digits, ".", "_" or "-"' }] });
       }
@@ -163,7 +163,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
       return launchNew(specs, runId, startOptions.signal);
     },
     startChild(tasks, launch) {
-      const specs = normalizeTasks(tasks as readonly TaskInput[], deps.loop.bounds).map((spec) => childTaskSpec(spec, launch.room));
+      const specs = normalizeTasks(tasks as readonly TaskInput[], deps.loop.bounds, deps.guardrails.names).map((spec) => childTaskSpec(spec, launch.room));
       refuseGraphWithPlanner(specs, deps.loop.strategy);
       return launchNew(specs, launch.runId, launch.signal, launch);
     },

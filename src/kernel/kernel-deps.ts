@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../contracts/clock.js';
 import type { Compactor, EphemeralMessages, InnerStopEvaluator, OuterStopEvaluator, ShouldStopAfterTurn, TransformContext } from '../contracts/hooks.js';
 import { resolveLimits } from '../contracts/limits.js';
 import type { Model } from '../contracts/model.js';
+import type { Guardrail } from '../contracts/guardrails.js';
 import type { PolicyGate } from '../contracts/policy.js';
 import type { DeliveryMode } from '../contracts/queues.js';
 import type { CheckpointStore } from '../contracts/store.js';
@@ -78,6 +79,12 @@ export interface LoopSettings {
   readonly name: string | undefined;
 }
 
+/** The kernel's guardrails (docs/guardrails.md), and their names (a task may name some of them). */
+export interface GuardrailRole {
+  readonly list: readonly Guardrail[];
+  readonly names: ReadonlySet<string>;
+}
+
 export interface KernelDeps {
   readonly models: ModelRole;
   readonly tools: ToolPort;
@@ -91,6 +98,7 @@ export interface KernelDeps {
   readonly stop: StopRole;
   readonly context: ContextRole;
   readonly loop: LoopSettings;
+  readonly guardrails: GuardrailRole;
 }
 
 /** Validates the options (one ConfigError naming every bad field, before any side effect) and composes the roles. */
@@ -142,5 +150,6 @@ export function createKernelDeps(input: KernelOptions): KernelDeps {
       leaseMs: options.leaseMs ?? LEASE_TTL_MS,
       name: options.name,
     },
+    guardrails: { list: options.guardrails ?? [], names: new Set((options.guardrails ?? []).map((guardrail) => guardrail.name)) },
   };
 }

@@ -29,6 +29,8 @@ import type { InspectObserver, KernelLogger } from '../events/observers.js';
 import { TaskInputSchema, type TaskInput } from './tasks.js';
 import { zodIssues } from '../contracts/zod-issues.js';
 import { lazySchema } from '../contracts/lazy-schema.js';
+import type { Guardrail } from '../contracts/guardrails.js';
+import { GuardrailListSchema } from '../guardrails/guardrail-schema.js';
 
 export interface KernelOptions {
   readonly model: Model;
@@ -93,6 +95,11 @@ export interface KernelOptions {
    * cassette hashes): a resume, fork or worker refuses a run whose items differ (docs/operations.md).
    */
   readonly fingerprint?: Readonly<Record<string, string>>;
+  /**
+   * Checks that stop a task by name (docs/guardrails.md): every task runs all of them unless it
+   * names its own (`guardrails` on the task).
+   */
+  readonly guardrails?: readonly Guardrail[];
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `must be a function (${what})`);
@@ -141,6 +148,7 @@ const OptionsSchema = lazySchema(() => z.strictObject({
   redact: RedactValuesSchema().optional(),
   limits: LimitsSchema().optional(),
   fingerprint: z.record(z.string(), z.string()).optional(),
+  guardrails: GuardrailListSchema().optional(),
 }));
 
 /** Options that passed validation, with the tools by name and the tool sources apart, in order. */

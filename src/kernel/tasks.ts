@@ -20,6 +20,8 @@ export const TaskInputSchema = lazySchema(() => z.union([
     dependsOn: z.array(z.string().trim().min(1)).optional(),
     forEach: z.string().trim().min(1).optional(),
     forEachFailure: z.enum(['fail', 'collect']).optional(),
+    // Names of the kernel's guardrails this task runs (docs/guardrails.md); absent: all of them.
+    guardrails: z.array(z.string().trim().min(1)).optional(),
   }),
 ]));
 
@@ -29,13 +31,18 @@ export const TaskInputSchema = lazySchema(() => z.union([
  * `forEachFailure` (docs/workflows.md). `dependsOn` may be a readonly array, so that a list
  * written `as const` (its outputs typed, docs/api.md "Typed outputs") is accepted.
  */
-export type TaskInput = string | (Omit<Exclude<z.input<SchemaOf<typeof TaskInputSchema>>, string>, 'dependsOn'> & { readonly dependsOn?: readonly string[] });
+export type TaskInput =
+  | string
+  | (Omit<Exclude<z.input<SchemaOf<typeof TaskInputSchema>>, string>, 'dependsOn' | 'guardrails'> & { readonly dependsOn?: readonly string[]; readonly guardrails?: readonly string[] });
 
 // Built once: a zod schema costs more to build than to run, and every start() validates its tasks.
 const TaskListSchema = lazySchema(() => z.array(TaskInputSchema()).min(1, 'must hold at least one task'));
 
-/** Validates tasks and gives each an id (`task-1`, …) and its resolved inner bounds. */
-export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: Bounds): TaskSpec[] {
+/**
+ * Validates tasks and gives each an id (`task-1`, …) and its resolved inner bounds. With
+ * `guardrails` (the kernel's guardrail names), a task naming another one is refused.
+ */
+export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: Bounds, guardrails?: ReadonlySet<string>): TaskSpec[] {
   // The common case, descriptions only, needs no schema: what it would check is checked here (issue 16: per-run setup).
   if (Array.isArray(tasks) && tasks.length > 0 && tasks.every((task) => typeof task === 'string' && task.trim() !== '' && !task.includes('{{'))) {
     return tasks.map((task, index) => ({ id: defaultTaskId(index), index, description: (task as string).trim(), bounds: bounds.inner }));
@@ -57,8 +64,17 @@ export function normalizeTasks(tasks: readonly TaskInput[] | undefined, bounds: 
       ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
       ...(task.forEach === undefined ? {} : { forEach: task.forEach }),
       ...(task.forEachFailure === undefined ? {} : { forEachFailure: task.forEachFailure }),
+      ...(task.guardrails === undefined ? {} : { guardrails: task.guardrails }),
     };
   });
+  for (const spec of specs) {
+    for (const [position, name] of (spec.guardrails ?? []).entries()) {
+      if (guardrails !== undefined && !guardrails.has(name)) {
+        const known = guardrails.size === 0 ? 'the kernel has no guardrails' : `known: ${[...guardrails].join(', ')}`;
+        outputIssues.push({ path: `tasks.${spec.index}.guardrails.${position}`, message: `unknown guardrail "${name}" (${known})` });
+      }
+    }
+  }
   if (outputIssues.length > 0) throw new ConfigError({ message: 'Invalid tasks', issues: outputIssues });
   const seen = new Map<string, number>();
   const duplicates = specs.flatMap((spec) => {

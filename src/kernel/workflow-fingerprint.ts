@@ -27,7 +27,7 @@ export function workflowFingerprint(options: KernelOptions, bounds: Bounds): Wor
     bounds: flatBounds(bounds),
     strategy: options.strategy ?? 'react',
     policy: policyPrint(options.policy),
-    guardrails: [],
+    guardrails: (options.guardrails ?? []).map(guardrailPrint),
     tasks: options.tasks === undefined ? null : tasksPrint(options.tasks),
     extra: { ...(options.fingerprint ?? {}) },
   };
@@ -55,6 +55,12 @@ function toolPrint(tool: Tool): ToolPrint {
     required: Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string').sort() : [],
     ...(tool.version === undefined ? {} : { version: tool.version }),
   };
+}
+
+/** A guardrail is code: its name, stage, mode and version compare. */
+function guardrailPrint(guardrail: NonNullable<KernelOptions['guardrails']>[number]): string {
+  const version = guardrail.version === undefined ? '' : `@${guardrail.version}`;
+  return `${guardrail.name}${version} (${guardrail.on}, ${guardrail.mode ?? 'stop'})`;
 }
 
 function flatBounds(bounds: Bounds): Record<string, number> {

@@ -10,6 +10,8 @@ import type { Message } from '../contracts/messages.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { OutputCheck, OutputIssue } from '../contracts/typed-output.js';
 import type { OutputRepair, TurnContext } from '../contracts/turn-protocol.js';
+import type { GuardrailTrip } from '../contracts/guardrails.js';
+import { revisePrompt } from './guardrail-reducers.js';
 
 interface Settled {
   readonly update: Partial<Pick<TurnContext, 'messages' | 'output'>>;
@@ -23,6 +25,9 @@ interface Settled {
  */
 export function settleOutput(context: TurnContext, stop: StopCondition | undefined, repair: OutputRepair | undefined): Settled {
   const check = context.current.output;
+  const trip = context.current.guardrail;
+  // An output guardrail in `revise` mode tripped and the task goes on: the reason goes back to the model.
+  if (trip !== undefined) return stop === undefined && repair !== undefined ? { update: revision(context, trip, repair) } : { update: {} };
   if (check === undefined) return { update: {} };
   if (check.ok) return stop === undefined ? { update: {} } : { update: { output: { ...context.output, matched: { value: check.value } } } };
   if (stop !== undefined || repair === undefined) return { update: {}, report: invalidReport(context, check.issues, 'stopped', false) };
@@ -34,9 +39,14 @@ export function settleOutput(context: TurnContext, stop: StopCondition | undefin
   };
 }
 
+function revision(context: TurnContext, trip: GuardrailTrip, repair: OutputRepair): Settled['update'] {
+  const message: Message = { role: 'user', content: revisePrompt(trip, repair), source: 'output_repair' };
+  return { messages: [...context.messages, message], output: { ...context.output, repairs: repair.number } };
+}
+
 /** WRAP_UP answered: a typed answer that matched becomes the task's output; one that did not is reported. */
-export function settleWrapUpOutput(context: TurnContext, check: OutputCheck | undefined): Settled {
-  if (check === undefined) return { update: {} };
+export function settleWrapUpOutput(context: TurnContext, check: OutputCheck | undefined, trip?: GuardrailTrip): Settled {
+  if (check === undefined || trip !== undefined) return { update: {} };
   if (check.ok) return { update: { output: { ...context.output, matched: { value: check.value } } } };
   return { update: {}, report: invalidReport(context, check.issues, 'stopped', true) };
 }

@@ -8,8 +8,8 @@ import { clearQueue, enqueue, type MessageQueues, type QueuedMessage, type Queue
 import type { TaskResult, TurnResult, TurnToolCall, WrapUpResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { ToolResult } from '../contracts/tool.js';
-import type { OutputCheck } from '../contracts/typed-output.js';
-import type { CurrentTurn, InnerStopState, TaskAtCall, TurnContext, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
+import { guardrailStop, withheld } from './guardrail-reducers.js';
+import type { CurrentTurn, InnerStopState, TaskAtCall, TurnContext, TurnEvent, TurnInput, TurnOutput, TurnProgress } from '../contracts/turn-protocol.js';
 import { addUsage } from '../contracts/usage.js';
 import { toolCallKey } from './tool-call-key.js';
 
@@ -91,13 +91,23 @@ export function failureScope(code: string): 'hook' | 'tool' | 'model' {
 }
 
 /** PLAN answered: count the call, add its usage, append the assistant message; keep a typed answer's check. */
-export function recordModelResult(context: TurnContext, result: ModelResult, at: number, output?: OutputCheck): Partial<TurnContext> {
-  const usage = result.usage === undefined ? context.usage : addUsage(context.usage, result.usage);
+/** A model call's answer, as MODEL_DONE brings it. */
+type ModelAnswer = Omit<Extract<TurnEvent, { type: 'MODEL_DONE' }>, 'type'>;
+
+export function recordModelResult(context: TurnContext, answer: ModelAnswer): Partial<TurnContext> {
+  const { result, at, output, guardrail, guardrailSpend } = answer;
+  // What the call's guardrails spent (a judge's model call) is the task's, whatever they found.
+  const spent = guardrailSpend === undefined ? {} : { usage: addUsage(context.usage, guardrailSpend.usage), costUsd: context.costUsd + guardrailSpend.costUsd };
+  // An input guardrail tripped before the call: there is no answer to record.
+  if (guardrail?.on === 'input') return { ...spent, lastAt: at, current: { ...context.current, guardrail } };
+  const before = { usage: spent.usage ?? context.usage, costUsd: spent.costUsd ?? context.costUsd };
+  const usage = result.usage === undefined ? before.usage : addUsage(before.usage, result.usage);
   const base = {
     modelCallIndex: context.modelCallIndex + 1,
     usage,
+    costUsd: before.costUsd,
     lastAt: at,
-    current: { ...context.current, result, output },
+    current: { ...context.current, result, output, ...(guardrail === undefined ? {} : { guardrail }) },
   };
   if (result.type === 'failure') {
     return { ...base, current: { ...base.current, failure: { scope: failureScope(result.code), message: `${result.code}: ${result.message}` } } };
@@ -106,7 +116,7 @@ export function recordModelResult(context: TurnContext, result: ModelResult, at:
     result.toolCalls.length > 0
       ? { role: 'assistant', content: result.text, toolCalls: result.toolCalls }
       : { role: 'assistant', content: result.text };
-  const update = { ...base, costUsd: context.costUsd + result.costUsd, messages: [...context.messages, assistant] };
+  const update = { ...base, costUsd: before.costUsd + result.costUsd, messages: [...context.messages, assistant] };
   if (result.toolCalls.length === 0 || context.current.wrapUp) return update;
   const after = { ...context, ...update };
   const resumeAt = {
@@ -141,6 +151,11 @@ export function observeToolResults(context: TurnContext, results: readonly ToolR
       usage = addUsage(usage, result.delegated.usage);
       costUsd += result.delegated.costUsd;
     }
+    // What the call's guardrails spent (a judge's model call) is the task's too.
+    if (result.charged !== undefined) {
+      usage = addUsage(usage, result.charged.usage);
+      costUsd += result.charged.costUsd;
+    }
     toolMessages.push({ role: 'tool', toolCallId: result.toolCallId, name: result.name, content: result.content, isError: result.isError });
   }
   return {
@@ -172,6 +187,7 @@ export function stopState(context: TurnContext): InnerStopState {
     messages: context.messages,
     ...(context.current.output === undefined ? {} : { output: context.current.output }),
     outputRepairs: context.output.repairs,
+    ...(context.current.guardrail === undefined ? {} : { guardrail: context.current.guardrail }),
   };
 }
 
@@ -235,12 +251,16 @@ export function beginWrapUp(context: TurnContext): Partial<TurnContext> {
   };
 }
 
-export function recordWrapUp(context: TurnContext, result: ModelResult, at: number, output?: OutputCheck): Partial<TurnContext> {
+export function recordWrapUp(context: TurnContext, answer: ModelAnswer): Partial<TurnContext> {
+  const { result, at, guardrail } = answer;
   // A failed wrap-up call does not change how the task stopped; it only leaves no answer.
-  const recorded = recordModelResult(context, result, at, output);
+  const recorded = recordModelResult(context, answer);
   const withResult = { ...context, ...recorded };
-  return { ...recorded, wrapUp: { ...turnResult(withResult, at, undefined), finishReason: result.type === 'response' ? result.finishReason : 'error' } };
+  const wrapUp = { ...turnResult(withResult, at, undefined), finishReason: result.type === 'response' ? result.finishReason : 'error' } as const;
+  // An output guardrail tripped on the wrap-up answer: the task stops on it, and the answer is withheld.
+  return guardrail === undefined ? { ...recorded, wrapUp } : { ...recorded, wrapUp, stop: guardrailStop(guardrail, at) };
 }
+
 
 /** DONE: close a turn cut mid-way, then build the task result. */
 export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutput {
@@ -261,7 +281,9 @@ export function finalizeTask(context: TurnContext, fallbackAt: number): TurnOutp
     turnCount: context.turn,
     toolCalls: context.toolCalls,
     // A typed task's output is the answer that matched its schema (none: undefined), else the text.
-    output: context.task.output !== undefined ? context.output.matched?.value : wrapUpText !== undefined && wrapUpText !== '' ? wrapUpText : (last?.assistantText ?? ''),
+    output: withheld(stop)
+      ? context.task.output === undefined ? '' : undefined
+      : context.task.output !== undefined ? context.output.matched?.value : wrapUpText !== undefined && wrapUpText !== '' ? wrapUpText : (last?.assistantText ?? ''),
     usage: context.usage,
     costUsd: context.costUsd,
     runtimeMs: context.frame.elapsedBeforeMs + Math.max(0, stop.at - context.frame.startedAt),

@@ -8,6 +8,9 @@ import { manifestFingerprint } from './manifest-fingerprint.js';
 import { normalizeTasks } from '../kernel/tasks.js';
 import { MIN_SECRET_LENGTH } from '../redaction/secret-values.js';
 import { declarativePolicy } from '../policy/declarative-policy.js';
+import { declarativeGuardrail } from '../guardrails/declarative-guardrails.js';
+import type { Guardrail } from '../contracts/guardrails.js';
+import type { Model } from '../contracts/model.js';
 import { applyBoundOverrides, type BoundOverrides } from './bound-overrides.js';
 import type { LoadedManifest, ManifestResult } from './load-manifest.js';
 import type { Manifest } from './manifest-schema.js';
@@ -27,19 +30,28 @@ export async function buildKernelOptions(
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<ManifestResult<KernelOptions>> {
   const { manifest, source } = loaded;
-  const [model, planner, tools] = await Promise.all([
+  const [model, planner, tools, judges] = await Promise.all([
     resolveModel(loaded, manifest.model, 'model', environment),
     manifest.planner === undefined ? undefined : resolveModel(loaded, manifest.planner, 'planner', environment),
     resolveTools(loaded),
+    resolveJudges(loaded, environment),
   ]);
-  const issues: SourceIssue[] = [...model.issues, ...(planner?.issues ?? []), ...tools.issues, ...(tools.complete ? policyNameIssues(manifest, tools.tools, source) : taskIdIssues(manifest, source))];
+  const issues: SourceIssue[] = [
+    ...model.issues,
+    ...(planner?.issues ?? []),
+    ...tools.issues,
+    ...judges.issues,
+    ...(tools.complete ? policyNameIssues(manifest, tools.tools, source) : taskIdIssues(manifest, source)),
+  ];
   const secrets = secretValues(manifest, source, environment);
   issues.push(...secrets.issues);
   if (model.model === undefined || issues.length > 0) return { ok: false, issues };
 
   const { bounds, tasks } = applyBoundOverrides(manifest.bounds, manifest.tasks ?? [], overrides);
+  const guardrails = manifestGuardrails(manifest, model.model, judges.models);
   if (manifest.tasks !== undefined) {
-    const taskIssues = configIssues(() => normalizeTasks(tasks, resolveBounds(DEFAULT_BOUNDS, bounds)));
+    const names = new Set(guardrails.map((guardrail) => guardrail.name));
+    const taskIssues = configIssues(() => normalizeTasks(tasks, resolveBounds(DEFAULT_BOUNDS, bounds), names));
     if (taskIssues.length > 0) return { ok: false, issues: taskIssues.map((issue) => kernelIssue(source, issue.path, issue.message)) };
   }
   const options: KernelOptions = {
@@ -50,6 +62,7 @@ export async function buildKernelOptions(
     bounds,
     ...(manifest.system === undefined ? {} : { system: manifest.system }),
     ...(manifest.policy === undefined ? {} : { policy: declarativePolicy(manifest.policy) }),
+    ...(guardrails.length === 0 ? {} : { guardrails }),
     ...(manifest.toolExecution === undefined ? {} : { toolExecution: manifest.toolExecution }),
     ...(manifest.toolConcurrency === undefined ? {} : { toolConcurrency: manifest.toolConcurrency }),
     ...(manifest.wrapUpOnBound === undefined ? {} : { wrapUpOnBound: manifest.wrapUpOnBound }),
@@ -64,6 +77,30 @@ export async function buildKernelOptions(
     fingerprint: await manifestFingerprint(loaded),
   };
   return { ok: true, value: options };
+}
+
+/** The models of the guardrails' judges that name their own (`judge.model`), by guardrail position. */
+async function resolveJudges(loaded: LoadedManifest, environment: NodeJS.ProcessEnv): Promise<{ models: Map<number, Model>; issues: SourceIssue[] }> {
+  const models = new Map<number, Model>();
+  const issues: SourceIssue[] = [];
+  await Promise.all(
+    (loaded.manifest.guardrails ?? []).map(async (spec, index) => {
+      const block = spec.judge?.model;
+      if (block === undefined) return;
+      const resolved = await resolveModel(loaded, block, ['guardrails', index, 'judge', 'model'], environment);
+      if (resolved.model !== undefined) models.set(index, resolved.model);
+      issues.push(...resolved.issues);
+    }),
+  );
+  return { models, issues };
+}
+
+/** The manifest's guardrails; a judge without a model of its own asks the manifest's model. */
+function manifestGuardrails(manifest: Manifest, model: Model, judges: ReadonlyMap<number, Model>): Guardrail[] {
+  return (manifest.guardrails ?? []).map((spec, index) => {
+    const { judge, ...rest } = spec;
+    return declarativeGuardrail({ ...rest, ...(judge === undefined ? {} : { judge: { prompt: judge.prompt } }) }, { model: judges.get(index) ?? model });
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import { BoundsOverrideSchema } from '../contracts/bounds.js';
 import { LimitsSchema } from '../contracts/limits.js';
 import { McpServersSchema } from '../mcp/mcp-config.js';
 import { DeclarativePolicySpecSchema } from '../policy/declarative-policy.js';
+import { declarativeGuardrailSchema } from '../guardrails/declarative-guardrails.js';
 import { ManifestTaskSchema } from './manifest-task.js';
 
 /*
@@ -104,6 +105,10 @@ export const ManifestSchema = z.strictObject({
     .describe('The tasks: in order, or a graph when a task has dependsOn or forEach; a plan strategy may instead plan from `goal`'),
   bounds: BoundsOverrideSchema().optional(),
   policy: DeclarativePolicySpecSchema().optional(),
+  guardrails: z
+    .array(declarativeGuardrailSchema(ModelBlockSchema.describe('The judge model; default the manifest model')))
+    .optional()
+    .describe('Checks that stop a task by name (docs/guardrails.md): every task runs all of them unless it lists its own in guardrails'),
   store: z
     .strictObject({
       path: z

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { pathOf, type ModelAt } from './model-at.js';
 import { pathToFileURL } from 'node:url';
 import type { Model } from '../contracts/model.js';
 import { ConfigError, describeError, isDualloopError } from '../errors.js';
@@ -17,9 +18,9 @@ type AiSdkBlock = Extract<Manifest['model'], { provider: 'ai-sdk' }>;
 export async function resolveAiSdkModel(
   loaded: LoadedManifest,
   block: AiSdkBlock,
-  at: 'model' | 'planner',
+  at: ModelAt,
 ): Promise<{ readonly model: Model; readonly issues: readonly [] } | { readonly model?: undefined; readonly issues: readonly SourceIssue[] }> {
-  const issue = (field: string, message: string) => ({ issues: [withLine(loaded.source, [at, field], message)] });
+  const issue = (field: string, message: string) => ({ issues: [withLine(loaded.source, [...pathOf(at), field], message)] });
   let exports: Record<string, unknown>;
   try {
     exports = (await import(pathToFileURL(resolve(loaded.directory, block.module)).href)) as Record<string, unknown>;
@@ -35,6 +36,6 @@ export async function resolveAiSdkModel(
     return { model: aiSdkModel(exports[name] as never, options), issues: [] };
   } catch (error) {
     if (!isDualloopError(error, 'config_invalid')) throw error;
-    return { issues: error.issues.map((problem) => withLine(loaded.source, [at, problem.path.startsWith('options.') ? problem.path.slice('options.'.length).split('.')[0]! : 'module'], `${block.module} export "${name}": ${problem.path} ${problem.message}`)) };
+    return { issues: error.issues.map((problem) => withLine(loaded.source, [...pathOf(at), problem.path.startsWith('options.') ? problem.path.slice('options.'.length).split('.')[0]! : 'module'], `${block.module} export "${name}": ${problem.path} ${problem.message}`)) };
   }
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { pathOf, type ModelAt } from './model-at.js';
 import type { Model } from '../contracts/model.js';
 import { ConfigError, isDualloopError } from '../errors.js';
 import type { OpenAIModelOptions } from '../providers/openai-model.js';
@@ -27,7 +28,7 @@ const MANIFEST_FIELD: Readonly<Record<string, string>> = { model: 'name' };
 export async function resolveModel(
   loaded: LoadedManifest,
   block: ModelBlock,
-  at: 'model' | 'planner',
+  at: ModelAt,
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<ModelResult> {
   if (block.provider === 'scripted') {
@@ -38,19 +39,20 @@ export async function resolveModel(
     if (cassette.ok) {
       if (!isCassetteByTask(cassette.value)) return { model: scriptedModel(cassette.value, { modelId: `cassette:${block.script}` }), issues: [] };
       const planner = plansWith(loaded.manifest, at);
-      if (planner !== undefined) return { issues: [withLine(loaded.source, [at, 'script'], `${block.script}: a cassette by task answers the tasks' calls only, and ${planner}: give the planner a cassette in call order (a list)`)] };
+      if (planner !== undefined) return { issues: [withLine(loaded.source, [...pathOf(at), 'script'], `${block.script}: a cassette by task answers the tasks' calls only, and ${planner}: give ${typeof at === 'string' ? 'the planner' : 'the judge'} a cassette in call order (a list)`)] };
       return { model: scriptedModel(scriptByTask(cassette.value), { modelId: `cassette:${block.script}` }), issues: [] };
     }
     const missing = cassette.issues.length === 1 && cassette.issues[0]!.path === '' && cassette.issues[0]!.line === undefined;
-    return { issues: missing ? [withLine(loaded.source, [at, 'script'], `${block.script}: ${cassette.issues[0]!.message}`)] : cassette.issues };
+    return { issues: missing ? [withLine(loaded.source, [...pathOf(at), 'script'], `${block.script}: ${cassette.issues[0]!.message}`)] : cassette.issues };
   }
   if (block.provider === 'ai-sdk') return resolveAiSdkModel(loaded, block, at);
   return openai(loaded, block, at, environment);
 }
 
 /** Why the block's model makes plans (its calls then belong to no task), or `undefined`. */
-function plansWith(manifest: Manifest, at: 'model' | 'planner'): string | undefined {
+function plansWith(manifest: Manifest, at: ModelAt): string | undefined {
   if (at === 'planner') return 'this is the planner';
+  if (at !== 'model') return 'this is a judge';
   const strategy = manifest.strategy;
   return manifest.planner === undefined && (strategy === 'plan_execute' || strategy === 'hybrid') ? `strategy ${strategy} plans with this model (no planner: block)` : undefined;
 }
@@ -61,19 +63,19 @@ function plansWith(manifest: Manifest, at: 'model' | 'planner'): string | undefi
  * OPENAI_BASE_URL) of a server that may need none — the rule `openaiModel` applies at its first
  * call, said here, so that `validate` reports it and `run` stops before it opens a store (ADR/0404).
  */
-function missingKeyIssue(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 'planner', environment: NodeJS.ProcessEnv): SourceIssue | undefined {
+function missingKeyIssue(loaded: LoadedManifest, block: OpenAIBlock, at: ModelAt, environment: NodeJS.ProcessEnv): SourceIssue | undefined {
   const keyEnv = block.apiKeyEnv ?? 'OPENAI_API_KEY';
   if (environment[keyEnv]?.trim() || block.baseURL !== undefined || environment['OPENAI_BASE_URL']?.trim()) return undefined;
-  if (block.apiKeyEnv !== undefined) return withLine(loaded.source, [at, 'apiKeyEnv'], `the environment variable ${keyEnv} is not set`);
+  if (block.apiKeyEnv !== undefined) return withLine(loaded.source, [...pathOf(at), 'apiKeyEnv'], `the environment variable ${keyEnv} is not set`);
   return withLine(
     loaded.source,
-    [at],
+    pathOf(at),
     `no API key: the environment variable ${keyEnv} is not set (set it, or name the variable that holds the key with apiKeyEnv; a local server that needs no key takes baseURL)`,
   );
 }
 
 /** The OpenAI SDK is loaded only for manifests that use it. */
-async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 'planner', environment: NodeJS.ProcessEnv): Promise<ModelResult> {
+async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: ModelAt, environment: NodeJS.ProcessEnv): Promise<ModelResult> {
   const { provider: _provider, name, ...rest } = block;
   const missingKey = missingKeyIssue(loaded, block, at, environment);
   if (missingKey !== undefined) return { issues: [missingKey] };
@@ -87,7 +89,7 @@ async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: 'model' | 
     return {
       issues: error.issues.map((issue) => {
         const [first = '', ...others] = issue.path.split('.');
-        return withLine(loaded.source, [at, MANIFEST_FIELD[first] ?? first, ...others].filter((part) => part !== '' && part !== '(options)'), issue.message);
+        return withLine(loaded.source, [...pathOf(at), MANIFEST_FIELD[first] ?? first, ...others].filter((part) => part !== '' && part !== '(options)'), issue.message);
       }),
     };
   }

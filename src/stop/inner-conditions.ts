@@ -6,6 +6,7 @@
 import { outputRepairsOf } from '../contracts/bounds.js';
 import { errorCodeOfScope } from '../contracts/error-scopes.js';
 import { describeOutputIssues } from '../contracts/typed-output.js';
+import { tripStop } from '../contracts/guardrails.js';
 import type { StopCandidate } from '../contracts/stop.js';
 import type { InnerStopState, OutputRepair } from '../contracts/turn-protocol.js';
 import { totalTokens } from '../contracts/usage.js';
@@ -33,19 +34,33 @@ export const failed: InnerCondition = ({ state }) => {
   return undefined;
 };
 
-/** A typed task's answer completes it only when it matched the task's `output` schema. */
+/** A typed task's answer completes it only when it matched the task's `output` schema, and any answer only when no guardrail tripped on it. */
 export const plannerStopped: InnerCondition = ({ state }) =>
-  state.result?.type === 'response' && state.result.toolCalls.length === 0 && !state.pendingMessages && state.output?.ok !== false
+  state.result?.type === 'response' && state.result.toolCalls.length === 0 && !state.pendingMessages && state.output?.ok !== false && state.guardrail === undefined
     ? { reason: 'planner_stopped', detail: 'the model answered without tool calls' }
     : undefined;
 
 /**
- * The repair a typed answer that did not match gets when the task goes on (no condition stopped
- * it): the answer goes back to the model as repair `number` of at most `of`.
+ * The repair an answer gets when the task goes on (no condition stopped it): a typed answer that
+ * did not match, or one an output guardrail in `revise` mode tripped on, goes back to the model as
+ * repair `number` of at most `of` (one count for both: `maxOutputRepairs`).
  */
 export function outputRepair(state: InnerStopState): OutputRepair | undefined {
-  return state.output === undefined || state.output.ok ? undefined : { number: state.outputRepairs + 1, of: outputRepairsOf(state.task.bounds) };
+  const revise = state.guardrail?.on === 'output' && state.guardrail.mode === 'revise';
+  return !revise && (state.output === undefined || state.output.ok) ? undefined : { number: state.outputRepairs + 1, of: outputRepairsOf(state.task.bounds) };
 }
+
+/**
+ * A guardrail tripped: on the task's input, on its answer (an output guardrail in `revise` mode
+ * only once the repairs are used up), or on a tool call or result (a `revise` one only refuses
+ * that call or withholds that result).
+ */
+export const guardrailTripped: InnerCondition = ({ state }) => {
+  const trip = state.guardrail ?? state.toolResults?.find((result) => result.guardrail !== undefined && result.guardrail.mode === 'stop')?.guardrail;
+  if (trip === undefined) return undefined;
+  if (trip.on === 'output' && trip.mode === 'revise' && state.outputRepairs < outputRepairsOf(state.task.bounds)) return undefined;
+  return tripStop(trip);
+};
 
 /** A typed answer that did not match, with the task's `maxOutputRepairs` repairs already sent. */
 export const outputInvalid: InnerCondition = ({ state }) => {
@@ -131,6 +146,7 @@ export const toolCallsExhausted: InnerCondition = ({ state }) => {
 
 export const INNER_CONDITIONS: readonly InnerCondition[] = [
   failed,
+  guardrailTripped,
   plannerStopped,
   toolTerminated,
   policyStopped,

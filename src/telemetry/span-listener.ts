@@ -180,6 +180,12 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         );
         return;
       }
+      case 'guardrail_tripped': {
+        const span = (event.toolCallId === undefined ? undefined : tools.get(event.toolCallId)?.span) ?? tasks.get(event.taskId)?.span ?? root;
+        // The reason may quote what was checked: content, recorded only when asked.
+        span.addEvent('dualloop.guardrail_tripped', { name: event.name, on: event.on, mode: event.mode, turn: event.turn, ...(recordContent ? { reason: content(event.reason) } : {}) }, event.at);
+        return;
+      }
       case 'policy_decision': {
         const tool = event.toolCallId === undefined ? undefined : tools.get(event.toolCallId);
         if (tool !== undefined) tool.awaitingApproval = event.decision === 'require_approval';

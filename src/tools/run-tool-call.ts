@@ -5,6 +5,9 @@ import type { Tool, ToolCallPlace, ToolResult } from '../contracts/tool.js';
 import { DELEGATE, isAgentTool, isDelegatedOutput, isParkedOutput, type ParkedOutput } from '../contracts/delegation.js';
 import type { TaskAtCall } from '../contracts/turn-protocol.js';
 import { describeError } from '../errors.js';
+import type { Guardrail, GuardrailSpend } from '../contracts/guardrails.js';
+import { addUsage } from '../contracts/usage.js';
+import { guardToolCall, guardToolResult, type ToolGuardScope } from '../guardrails/tool-guardrails.js';
 import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
 import { CANCELLED, executeTool } from './execute-tool.js';
@@ -34,6 +37,8 @@ export interface ToolCallScope {
   readonly signal: AbortSignal;
   /** Told when the call starts (after `tool_execution_start`): it uses a slot even if the turn is cut. */
   readonly onStart?: () => void;
+  /** The task's guardrails (docs/guardrails.md): its `tool_call` and `tool_result` ones run here. */
+  readonly guardrails?: readonly Guardrail[];
 }
 
 /**
@@ -71,7 +76,8 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope, position
   if (scope.signal.aborted) onCancel();
   else scope.signal.addEventListener('abort', onCancel, { once: true });
   try {
-    const result = scope.deps.redactor.value(await resolveCall(call, scope, { ...turnScope, position }));
+    const tally: SpendTally = { spent: undefined };
+    const result = withCharge(scope.deps.redactor.value(await resolveCall(call, scope, { ...turnScope, position }, tally)), tally);
     end(result);
     return result;
   } catch (error) {
@@ -82,7 +88,7 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope, position
   }
 }
 
-async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number; position: number }): Promise<ToolResult> {
+async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { taskId: string; taskIndex: number; turn: number; position: number }, tally: SpendTally): Promise<ToolResult> {
   const { deps, run } = scope;
   const tool = scope.tools.get(call.name);
   if (tool === undefined) return unknownToolResult(call, scope.tools);
@@ -96,6 +102,10 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   }
   let args = validateArguments(tool, call.args);
   if (!args.ok) return refusedResult(call, args.message);
+
+  const guard = guardScope(scope, tally);
+  const tripped = guard === undefined ? undefined : await guardToolCall(call, args.value, guard);
+  if (tripped !== undefined) return tripped;
 
   const refusal = await checkPolicy(call, args.value, scope);
   if (refusal !== undefined) return refusal;
@@ -134,8 +144,9 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   // The model sees the result as it is recorded, secrets redacted: the same live and replayed (ADR/0100).
-  const executed = executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits);
-  const result = deps.redactor.value(delegated === undefined ? executed : { ...executed, delegated: delegated.run });
+  const built = executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits);
+  const executed = guard === undefined ? built : await guardToolResult(call, built, guard);
+  const result = withCharge(deps.redactor.value(delegated === undefined ? executed : { ...executed, delegated: delegated.run }), tally);
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
@@ -146,6 +157,36 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   return result;
+}
+
+/** What the task's tool guardrails need, or nothing when it has none; what they spend goes to `tally`. */
+function guardScope(scope: ToolCallScope, tally: SpendTally): ToolGuardScope | undefined {
+  const guardrails = scope.guardrails ?? [];
+  if (guardrails.length === 0) return undefined;
+  const { run } = scope;
+  return {
+    guardrails,
+    runId: run.runId,
+    taskId: scope.taskId,
+    taskIndex: scope.taskIndex,
+    turn: scope.turn,
+    signal: scope.signal,
+    clock: scope.deps.clock,
+    emit: (body) => run.emit(body),
+    charge: (usage, costUsd) => {
+      tally.spent = { usage: addUsage(tally.spent?.usage ?? { inputTokens: 0, outputTokens: 0 }, usage), costUsd: (tally.spent?.costUsd ?? 0) + costUsd };
+      run.spend?.charge(usage, costUsd);
+    },
+  };
+}
+
+/** What a call's guardrails spent, carried to its task on the result (`ToolResult.charged`), whatever became of the call. */
+interface SpendTally {
+  spent: GuardrailSpend | undefined;
+}
+
+function withCharge(result: ToolResult, tally: SpendTally): ToolResult {
+  return tally.spent === undefined ? result : { ...result, charged: tally.spent };
 }
 
 /**

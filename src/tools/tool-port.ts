@@ -11,6 +11,7 @@ import type { CheckpointStore } from '../contracts/store.js';
 import type { ToolSource } from '../contracts/tool.js';
 import type { DelegateCall } from '../contracts/delegation.js';
 import type { TaskAtCall } from '../contracts/turn-protocol.js';
+import type { Usage } from '../contracts/usage.js';
 import type { ToolCatalog } from './run-tools.js';
 
 /** `sequential` (source order), `parallel` (all at once) or `batch` (tools marked `parallel` together). */
@@ -58,6 +59,8 @@ export interface ToolRun {
    */
   confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;
+  /** The run's ledger: what a call's guardrails spend is charged here as they spend it. */
+  readonly spend?: { charge(usage: Usage, costUsd: number): void };
   /** Delegation (`agentTool`): runs a call's child run; absent where runs cannot delegate. */
   delegate?(call: DelegatingCall): DelegateCall;
 }

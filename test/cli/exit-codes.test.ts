@@ -18,6 +18,7 @@ describe('exitCodeFor', () => {
       budget_exhausted: 2,
       loop_detected: 2,
       invalid_output: 2,
+      guardrail_tripped: 3,
       policy_denied: 3,
       awaiting_approval: 3,
       error: 4,

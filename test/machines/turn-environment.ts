@@ -39,6 +39,10 @@ const filtered: ModelResult = { ...textAnswer, finishReason: 'content_filter' } 
 const matched = { ok: true, value: { n: 1 } };
 const mismatched = { ok: false, issues: [{ path: 'n', message: 'expected number' }] };
 const typedAnswers = [matched, mismatched].map((output) => ({ type: 'MODEL_DONE', result: textAnswer, output, at: 1 }));
+/** Guardrail trips (docs/guardrails.md): an input one (no call made), an output one in revise mode, a tool-result one. */
+const inputTrip = { type: 'MODEL_DONE', result: textAnswer, at: 1, guardrail: { name: 'in', on: 'input', reason: 'no', mode: 'stop' } };
+const outputRevise = { type: 'MODEL_DONE', result: textAnswer, output: matched, at: 1, guardrail: { name: 'out', on: 'output', reason: 'again', mode: 'revise' } };
+const toolResultTrip = { guardrail: { name: 'res', on: 'tool_result', reason: 'withheld', mode: 'stop' } } as Partial<ToolResult>;
 
 /** The tool runner's results for the turn's calls: calls beyond the slots left are refused and use none. */
 function toolResults(context: TurnContext, shape: Partial<ToolResult> = {}): ToolResult[] {
@@ -97,7 +101,13 @@ export function turnEvents(snapshot: AnyMachineSnapshot): AnyEventObject[] {
     case 'COMPACT':
       return [...anywhere, { type: 'COMPACTED', messages: context.messages }, { type: 'COMPACTION_FAILED', message: 'x' }];
     case 'PLAN':
-      return [...anywhere, ...[toolAnswer, otherToolAnswer, twoToolAnswer, heavyToolAnswer, modelFailure, filtered].map((result) => ({ type: 'MODEL_DONE', result, at: 1 })), ...typedAnswers];
+      return [
+        ...anywhere,
+        ...[toolAnswer, otherToolAnswer, twoToolAnswer, heavyToolAnswer, modelFailure, filtered].map((result) => ({ type: 'MODEL_DONE', result, at: 1 })),
+        ...typedAnswers,
+        ...(context.turn === 1 ? [inputTrip] : []),
+        outputRevise,
+      ];
     case 'WRAP_UP':
       return [...anywhere, { type: 'MODEL_DONE', result: modelFailure, at: 1 }, ...typedAnswers];
     case 'ACT':
@@ -106,6 +116,7 @@ export function turnEvents(snapshot: AnyMachineSnapshot): AnyEventObject[] {
         { type: 'TOOL_STARTED', count: 1 },
         { type: 'TOOLS_DONE', results: toolResults(context), at: 1 },
         { type: 'TOOLS_DONE', results: toolResults(context, { terminate: true }), at: 1 },
+        { type: 'TOOLS_DONE', results: toolResults(context, toolResultTrip), at: 1 },
         { type: 'TOOLS_DONE', results: toolResults(context, { isError: true, executed: false, policy: { decision: 'require_approval', reason: 'ask', approvalId: 'a1' } }), at: 1 },
         { type: 'TOOLS_DONE', results: toolResults(context, { isError: true, executed: false, policy: { decision: 'deny', reason: 'no', halt: true } }), at: 1 },
         { type: 'TOOLS_FAILED', failure: { scope: 'hook', message: 'afterToolCall threw' }, results: toolResults(context), at: 1 },
@@ -157,7 +168,8 @@ export function serializeTurn(snapshot: AnyMachineSnapshot): string {
     context.usage.inputTokens + context.usage.outputTokens,
     context.current.wrapUp,
     context.current.result?.type === 'response' ? context.current.result.toolCalls.map((toolCall) => JSON.stringify(toolCall.args)) : context.current.result?.type,
-    context.current.toolResults?.map((result) => [result.usedSlot, result.terminate, result.policy?.decision]),
+    context.current.toolResults?.map((result) => [result.usedSlot, result.terminate, result.policy?.decision, result.guardrail?.on]),
+    context.current.guardrail?.on,
     context.current.failure !== undefined,
     context.wrapUp !== undefined,
     context.inbox.queues.steering.length > 0,

@@ -9,6 +9,7 @@ export const LOWER_LAYERS = [
   'src/contracts',
   'src/graph',
   'src/delegation',
+  'src/guardrails',
   'src/output',
   'src/loop',
   'src/stop',

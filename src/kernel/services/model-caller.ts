@@ -11,6 +11,8 @@ import { checkedModelResult } from '../../providers/checked-model-result.js';
 import { failureScope } from '../../loop/turn-reducers.js';
 import { checkAnswer } from '../../output/output-validator.js';
 import { responseFormatFor, withOutputInstruction } from '../../output/output-prompt.js';
+import { guardrailsOfTask } from '../../guardrails/guardrail-events.js';
+import { guardInput, guardOutput, NOT_CALLED, sumSpend, type ModelGuardScope } from '../../guardrails/model-guardrails.js';
 
 type Reply = Extract<TurnEvent, { type: 'MODEL_DONE' }>;
 
@@ -27,17 +29,46 @@ export function createModelCaller(deps: KernelDeps, registry: RunRegistry) {
     // One controller for the task's calls (one call at a time): it aborts only when the task stops.
     let controller: AbortController | undefined;
     let inFlight: ModelCallRequest | undefined;
+    const guardrails = guardrailsOfTask(deps.guardrails.list, input.guardrails);
     receive((request) => {
       controller ??= new AbortController();
       const { signal } = controller;
-      inFlight = request;
-      void callModel(deps, run, input, request, signal).then((result) => {
-        if (signal.aborted) return;
+      const guard: ModelGuardScope = {
+        guardrails,
+        runId: run.runId,
+        taskId: input.taskId,
+        taskIndex: input.taskIndex,
+        turn: request.turn,
+        signal,
+        clock: deps.clock,
+        emit: (body) => run.emit(body),
+        charge: (usage, costUsd) => run.spend.charge(usage, costUsd),
+      };
+      const answer = async (): Promise<Reply | undefined> => {
+        const checked = await guardInput(input.description, request.turn === 1 && !request.wrapUp, guard);
+        const inputSpend = checked.spent === undefined ? {} : { guardrailSpend: checked.spent };
+        if (checked.trip !== undefined) return { type: 'MODEL_DONE', result: NOT_CALLED, at: deps.clock.now(), guardrail: checked.trip, ...inputSpend };
+        if (signal.aborted) return undefined;
+        inFlight = request;
+        const result = await callModel(deps, run, input, request, signal);
+        if (signal.aborted) return undefined;
         inFlight = undefined;
         // What the task counts, the run's ledger counts: the workflow budget holds across tasks running at once.
         run.spend.charge(result.usage, result.type === 'response' ? result.costUsd : 0);
         const output = checkAnswer(result, input.output, deps.tools.limits.toolArgumentsDepth);
-        sendBack({ type: 'MODEL_DONE', result, at: deps.clock.now(), ...(output === undefined ? {} : { output }) });
+        const answered = await guardOutput(result, output, guard);
+        const spent = sumSpend(checked.spent, answered.spent);
+        return {
+          type: 'MODEL_DONE',
+          result,
+          at: deps.clock.now(),
+          ...(output === undefined ? {} : { output }),
+          ...(answered.trip === undefined ? {} : { guardrail: answered.trip }),
+          ...(spent === undefined ? {} : { guardrailSpend: spent }),
+        };
+      };
+      void answer().then((reply) => {
+        if (reply !== undefined && !signal.aborted) sendBack(reply);
       });
     });
     return () => {

@@ -8,6 +8,7 @@ import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
 import { isAgentTool } from '../../contracts/delegation.js';
+import { guardrailsOfTask } from '../../guardrails/guardrail-events.js';
 
 /**
  * The turn's calls with the run's tools. The sources are open already after a model call; a resume
@@ -61,6 +62,7 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
     // Started calls are told to the task only before a cut (ADR/0393), in one event.
     const reportStarts = (count: number) => sendBack({ type: 'TOOL_STARTED', count });
     run.toolStarts.attach(input.taskId, reportStarts);
+    const guardrails = guardrailsOfTask(deps.guardrails.list, input.guardrails);
     receive((request) => {
       controller ??= new AbortController();
       const current = controller;
@@ -68,7 +70,7 @@ export function createToolRunner(deps: KernelDeps, registry: RunRegistry) {
         if (!current.signal.aborted) run.toolStarts.started(input.taskId);
       };
       // The run's spend so far, every running task's included (a list's: the request's own count).
-      const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: run.spend.total(), task: request.task, onStart };
+      const base = { deps, run, taskId: input.taskId, taskIndex: input.taskIndex, turn: request.turn, spent: run.spend.total(), task: request.task, onStart, guardrails };
       void runTurnTools(request, run, base, current.signal).then((outcome) => {
         run.toolStarts.settled(input.taskId);
         if (current.signal.aborted) return;

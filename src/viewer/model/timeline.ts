@@ -76,6 +76,10 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
       const outcome = event.outcome === 'repair' ? `sent back (repair ${event.repairs})` : 'the task stopped';
       return { summary: `${what} did not match the output schema: ${outcome}`, tone: event.outcome === 'repair' ? 'plain' : 'stop', details: [{ label: 'issues', value: event.issues }] };
     }
+    case 'guardrail_tripped': {
+      const outcome = event.mode === 'revise' ? 'the model is told' : 'the task stops';
+      return { summary: `guardrail ${event.name} (${event.on}) tripped, ${outcome}: ${event.reason}`, tone: event.mode === 'revise' ? 'plain' : 'stop', details: [] };
+    }
     case 'message_start':
       return plain(event.wrapUp ? 'wrap-up model call' : 'model call');
     case 'message_end': {

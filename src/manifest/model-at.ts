@@ -1,0 +1,6 @@
+/** Where a model block is in a manifest: its `model`, its `planner`, or a guardrail's `judge.model` (a YAML path). */
+export type ModelAt = 'model' | 'planner' | readonly (string | number)[];
+
+export function pathOf(at: ModelAt): readonly (string | number)[] {
+  return typeof at === 'string' ? [at] : at;
+}
