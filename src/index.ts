@@ -15,6 +15,7 @@ export type { Clock } from './contracts/clock.js';
 
 export { openaiModel, PRICING_AS_OF, type OpenAIModelOptions, type ModelPricing, type OpenAIFailureCode } from './providers/openai-model.js';
 export { aiSdkModel, type AiSdkLanguageModel, type AiSdkModelOptions, type AiSdkFailureCode } from './providers/ai-sdk-model.js';
+export { withRateLimit } from './providers/with-rate-limit.js';
 
 export { defineTool } from './tools/define-tool.js';
 export { agentTool, type AgentToolSpec } from './delegation/agent-tool.js';
@@ -56,7 +57,7 @@ export { taskOutput } from './contracts/task-outputs.js';
 export type { OutputsOf, TaskOutputs } from './contracts/task-outputs.js';
 export type { OutputIssue } from './contracts/typed-output.js';
 export type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from './contracts/messages.js';
-export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, ResponseFormat, ToolDescriptor } from './contracts/model.js';
+export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, RateLimit, ResponseFormat, ToolDescriptor } from './contracts/model.js';
 export type { Usage } from './contracts/usage.js';
 export type { ApprovalAnswer, PolicyGate, PolicyVerdict, TaskPolicyRequest, ToolPolicyRequest } from './contracts/policy.js';
 export type {

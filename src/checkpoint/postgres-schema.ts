@@ -154,6 +154,24 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE {schema}.runs ADD COLUMN fingerprint text;
     `,
   },
+  {
+    // Version 6: rate-limit windows shared by a fleet (rateLimit.shared, docs/operations.md).
+    version: 6,
+    description: 'rate-limit windows shared by every process',
+    sql: `
+      CREATE TABLE {schema}.rate_keys (
+        key text PRIMARY KEY,
+        paused_until bigint NOT NULL DEFAULT 0
+      );
+      CREATE TABLE {schema}.rate_starts (
+        id bigserial PRIMARY KEY,
+        key text NOT NULL REFERENCES {schema}.rate_keys (key),
+        at bigint NOT NULL,
+        tokens bigint NOT NULL
+      );
+      CREATE INDEX rate_starts_key_at ON {schema}.rate_starts (key, at);
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

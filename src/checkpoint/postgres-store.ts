@@ -12,11 +12,13 @@ import { quoteIdentifier } from './postgres-schema.js';
 import { givenPool, openPostgresConnections } from './postgres-connection.js';
 import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
 import { postgresControls } from './postgres-controls.js';
+import { postgresRateWindows } from './postgres-rate-windows.js';
 import { eventChannelName, postgresEventFeed } from './postgres-events.js';
 import { postgresListener } from './postgres-listener.js';
 import { withReconnect, type UnknownOutcome } from './postgres-reconnect.js';
 import type { EventFeed } from '../contracts/event-feed.js';
 import type { ControlChannel } from '../contracts/control.js';
+import type { SharedRateWindows } from '../contracts/rate-windows.js';
 import { rebuiltOrThrow } from './read-checkpoint.js';
 import { leaseLost, runExists, runNotFound } from './run-refusals.js';
 import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
@@ -24,7 +26,7 @@ import { validatePostgresOptions, type PostgresConnection, type PostgresStoreOpt
 
 export type { PostgresConnection, PostgresPool, PostgresStoreOptions } from './postgres-options.js';
 
-export interface PostgresStore extends CheckpointStore, ControlChannel, EventFeed {
+export interface PostgresStore extends CheckpointStore, ControlChannel, EventFeed, SharedRateWindows {
   readonly kind: 'postgres';
   readonly schema: string;
   /** `postgres://host:port/database`, without credentials. */
@@ -187,6 +189,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   });
   const controls = postgresControls({ schema, schemaName: settings.schema, prefix, query, keyOf, findKey, listener });
   const events = postgresEventFeed({ schema, schemaName: settings.schema, prefix, listener, findKey, query });
+  const rates = postgresRateWindows(() => opened, schema);
 
   return {
     kind: 'postgres',
@@ -195,6 +198,9 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
     approvalAnswers: (runId) => guard('reading approval answers', runId, () => Promise.resolve(controls.approvalAnswers(runId))),
     watchControls: (runId, onCommand) => controls.watchControls!(runId, onCommand),
     watchEvents: (runId, onAppended) => events.watchEvents(runId, onAppended),
+    takeRate: (key, limit, tokens) => guard('counting a rate-limited call', undefined, () => rates.takeRate(key, limit, tokens)),
+    settleRate: (key, id, tokens) => guard('settling a rate-limited call', undefined, () => rates.settleRate(key, id, tokens)),
+    pauseRate: (key, waitMs) => guard('pausing a rate limit', undefined, () => rates.pauseRate(key, waitMs)),
     schema: settings.schema,
     where,
     ready: async () => {

@@ -94,6 +94,14 @@ export type KernelEventBody =
       /** Tool stages: the call refused, or whose result was withheld. */
       readonly toolCallId?: string;
     } & TurnScoped)
+  | ({
+      readonly type: 'rate_limit_wait';
+      /** `provider/modelId` of the limited model. */
+      readonly model: string;
+      readonly waitMs: number;
+      /** What is full: the minute's `requests` or `tokens`, or the provider asked to wait (`retry_after`). */
+      readonly reason: 'requests' | 'tokens' | 'retry_after';
+    } & TurnScoped)
   | ({ readonly type: 'message_start'; readonly wrapUp: boolean } & TurnScoped)
   | ({ readonly type: 'message_update'; readonly delta: string } & TurnScoped)
   | ({

@@ -70,6 +70,8 @@ export interface ModelFailure {
   readonly message: string;
   /** Usage already spent before the failure, when known. */
   readonly usage?: Usage;
+  /** A rate-limited call (`rate_limited`): how long the provider asked to wait (`retry-after`), when it said. */
+  readonly retryAfterMs?: number;
 }
 
 export type ModelResult = ModelResponse | ModelFailure;
@@ -88,5 +90,23 @@ export interface Model {
    * that hold credentials should list them; the `redact` option covers the others.
    */
   readonly secrets?: readonly string[];
+  /**
+   * Calls of this model instance, across every run, branch and child of the process, wait for
+   * capacity under these limits (docs/operations.md, "Rate limits").
+   */
+  readonly rateLimit?: RateLimit;
+  /** The most tokens one answer may have, when the adapter caps it: reserved with each call under a `tokensPerMinute` limit. */
+  readonly maxOutputTokens?: number;
   call(request: ModelRequest): Promise<ModelResult>;
+}
+
+/**
+ * A model's rate limit. Requests and tokens are counted in any sliding minute; a call waits until
+ * it fits. `shared: true` keeps the count in the run's Postgres store, so that every process of a
+ * fleet using a model of this provider and id shares one quota.
+ */
+export interface RateLimit {
+  readonly requestsPerMinute?: number;
+  readonly tokensPerMinute?: number;
+  readonly shared?: boolean;
 }

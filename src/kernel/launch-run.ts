@@ -1,4 +1,5 @@
 import { createActor } from 'xstate';
+import { rateWindowOf } from './rate-windows.js';
 import { parallelTasksOf, type OuterBounds } from '../contracts/bounds.js';
 import { isGraph } from '../graph/task-graph.js';
 import { isTaskOf } from '../contracts/task-id.js';
@@ -103,6 +104,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
     tools,
     toolStarts: new ToolStartLedger(),
     spend: new SpendLedger(plan.progress, plan.delegation?.parentSpend),
+    rateWindow: (model, limit) => rateWindowOf(model, limit, deps),
     callIndexes: new CallIndexes(restoredCallIndex(plan.progress)),
     outerBounds,
     sessionDeadlineAt: startedAt + Math.max(0, outerBounds.maxSessionRuntimeMs - plan.progress.elapsedMs),

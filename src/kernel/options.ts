@@ -30,6 +30,7 @@ import { TaskInputSchema, type TaskInput } from './tasks.js';
 import { zodIssues } from '../contracts/zod-issues.js';
 import { lazySchema } from '../contracts/lazy-schema.js';
 import type { Guardrail } from '../contracts/guardrails.js';
+import { RateLimitSchema } from '../providers/rate-limit-schema.js';
 import { GuardrailListSchema } from '../guardrails/guardrail-schema.js';
 
 export interface KernelOptions {
@@ -159,11 +160,19 @@ export interface ValidatedOptions {
   readonly sources: readonly ToolSource[];
 }
 
+/** A model's `rateLimit`, when it has one, must be one (a custom Model may carry anything). */
+function rateLimitIssues(model: unknown, path: string): ConfigIssue[] {
+  const limit = (model as { rateLimit?: unknown } | null | undefined)?.rateLimit;
+  if (limit === undefined) return [];
+  const parsed = RateLimitSchema().safeParse(limit);
+  return parsed.success ? [] : zodIssues(parsed.error, `${path}.rateLimit`);
+}
+
 /** Validates every option at once; throws one ConfigError listing every bad field. No side effects. */
 export function validateOptions(options: KernelOptions): ValidatedOptions {
   const parsed = OptionsSchema().safeParse(options);
   const { tools, sources, issues: toolIssues } = toolListIssues(options?.tools ?? [], { sources: true });
-  const issues: ConfigIssue[] = [...(parsed.success ? [] : zodIssues(parsed.error)), ...toolIssues];
+  const issues: ConfigIssue[] = [...(parsed.success ? [] : zodIssues(parsed.error)), ...toolIssues, ...rateLimitIssues(options?.model, 'model'), ...rateLimitIssues(options?.planner, 'planner')];
   if (issues.length > 0 || !parsed.success) throw new ConfigError({ message: 'Invalid dualloop options', issues });
   return { options, tools, sources };
 }

@@ -1,4 +1,6 @@
 import { FailureError } from '../errors.js';
+import type { Model, RateLimit } from '../contracts/model.js';
+import type { RateWindow } from '../providers/rate-limited-call.js';
 import type { KernelEvent, KernelEventBody } from '../contracts/events.js';
 import type { OuterBounds } from '../contracts/bounds.js';
 import type { DelegateCall } from '../contracts/delegation.js';
@@ -37,6 +39,8 @@ export interface RunRuntime {
   readonly toolStarts: ToolStartLedger;
   /** Tokens and cost of the whole run, every running task's calls charged as they answer. */
   readonly spend: SpendLedger;
+  /** Where a rate-limited model's window lives for this run: the process's, or the store's with `shared: true`. */
+  rateWindow(model: Model, limit: RateLimit): RateWindow;
   /** The next model call's index: one count for every task of the run, so that parallel tasks never share one. */
   readonly callIndexes: CallIndexes;
   /** The run's outer bounds, and the clock time its session deadline fires. */

@@ -5,6 +5,7 @@ import { McpServersSchema } from '../mcp/mcp-config.js';
 import { DeclarativePolicySpecSchema } from '../policy/declarative-policy.js';
 import { declarativeGuardrailSchema } from '../guardrails/declarative-guardrails.js';
 import { ManifestTaskSchema } from './manifest-task.js';
+import { RateLimitSchema } from '../providers/rate-limit-schema.js';
 
 /*
  * The manifest: a YAML description of a workflow that `dualloop run` executes. Every path in it
@@ -35,11 +36,13 @@ export const OpenAIModelBlockSchema = z.strictObject({
   pricing: Pricing.optional(),
   timeoutMs: positiveInt.optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
+  rateLimit: RateLimitSchema().optional(),
 });
 
 export const ScriptedModelBlockSchema = z.strictObject({
   provider: z.literal('scripted'),
   script: z.string().trim().min(1, 'must be a file path').describe('A cassette, relative to the manifest: a JSON or YAML list of scripted steps (one per model call, in order), or a mapping of task ids to such lists (each task’s calls in its own order)'),
+  rateLimit: RateLimitSchema().optional(),
 });
 
 export const AiSdkModelBlockSchema = z.strictObject({
@@ -48,6 +51,7 @@ export const AiSdkModelBlockSchema = z.strictObject({
   export: z.string().trim().min(1).optional().describe('The export holding the model; default `default`, then `model`'),
   pricing: Pricing.optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
+  rateLimit: RateLimitSchema().optional(),
 });
 
 export const ModelBlockSchema = z.discriminatedUnion('provider', [OpenAIModelBlockSchema, ScriptedModelBlockSchema, AiSdkModelBlockSchema], {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { withRateLimit } from '../providers/with-rate-limit.js';
 import { pathOf, type ModelAt } from './model-at.js';
 import type { Model } from '../contracts/model.js';
 import { ConfigError, isDualloopError } from '../errors.js';
@@ -31,6 +32,12 @@ export async function resolveModel(
   at: ModelAt,
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<ModelResult> {
+  const resolved = await resolveUnlimited(loaded, block, at, environment);
+  // One limited instance per block: every run of this manifest's kernel shares its limit.
+  return block.rateLimit === undefined || resolved.model === undefined ? resolved : { model: withRateLimit(resolved.model, block.rateLimit), issues: [] };
+}
+
+async function resolveUnlimited(loaded: LoadedManifest, block: ModelBlock, at: ModelAt, environment: NodeJS.ProcessEnv): Promise<ModelResult> {
   if (block.provider === 'scripted') {
     const path = resolve(loaded.directory, block.script);
     // Planned steps (a plan strategy's `goal`) are not known before the run: their keys are not checked.
@@ -76,7 +83,7 @@ function missingKeyIssue(loaded: LoadedManifest, block: OpenAIBlock, at: ModelAt
 
 /** The OpenAI SDK is loaded only for manifests that use it. */
 async function openai(loaded: LoadedManifest, block: OpenAIBlock, at: ModelAt, environment: NodeJS.ProcessEnv): Promise<ModelResult> {
-  const { provider: _provider, name, ...rest } = block;
+  const { provider: _provider, name, rateLimit: _limit, ...rest } = block;
   const missingKey = missingKeyIssue(loaded, block, at, environment);
   if (missingKey !== undefined) return { issues: [missingKey] };
   // `openaiModel` reads the variable itself, so its failures name the variable actually used.

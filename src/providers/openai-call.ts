@@ -185,6 +185,14 @@ function failureContext(resolved: ResolvedOptions): Omit<FailureContext, 'phase'
   };
 }
 
+/** A `retry-after-ms` (milliseconds) or `retry-after` (seconds, or an HTTP date) header, capped at ten minutes. */
+function retryAfter(milliseconds: string | null, seconds: string | null): number | undefined {
+  const fromMs = milliseconds === null ? Number.NaN : Number(milliseconds);
+  const fromSeconds = seconds === null ? Number.NaN : /^\s*\d+(\.\d+)?\s*$/.test(seconds) ? Number(seconds) * 1000 : Date.parse(seconds) - Date.now();
+  const waitMs = Number.isFinite(fromMs) ? fromMs : fromSeconds;
+  return Number.isFinite(waitMs) && waitMs > 0 ? Math.min(waitMs, 600_000) : undefined;
+}
+
 /** The only place that knows the SDK's error classes. Order matters: subclasses first. */
 function describeFault(error: unknown): WireFault {
   if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout' };
@@ -198,8 +206,17 @@ function describeFault(error: unknown): WireFault {
     const message = typeof body?.message === 'string' ? body.message : error.message;
     if (error.status === undefined) return { kind: 'stream_error', message };
     // The SDK does not retry when the server says so; the failure message must not claim it did.
-    const shouldRetry = (error.headers as { get?: (name: string) => string | null } | undefined)?.get?.('x-should-retry');
-    return { kind: 'status', status: error.status, apiCode: typeof error.code === 'string' ? error.code : undefined, message, ...(shouldRetry === 'false' ? { retryRefused: true } : {}) };
+    const header = (name: string) => (error.headers as { get?: (name: string) => string | null } | undefined)?.get?.(name) ?? null;
+    const shouldRetry = header('x-should-retry');
+    const retryAfterMs = retryAfter(header('retry-after-ms'), header('retry-after'));
+    return {
+      kind: 'status',
+      status: error.status,
+      apiCode: typeof error.code === 'string' ? error.code : undefined,
+      message,
+      ...(shouldRetry === 'false' ? { retryRefused: true } : {}),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
   }
   if (error instanceof SyntaxError) return { kind: 'malformed', message: error.message };
   return { kind: 'other', message: errorText(error) };

@@ -28,7 +28,7 @@ export type OpenAIFailureCode =
 /** What went wrong, independent of the SDK's classes. */
 export type WireFault =
   /** The server answered with an error status (after the SDK's retries, for retryable ones). */
-  | { readonly kind: 'status'; readonly status: number; readonly apiCode: string | undefined; readonly message: string; readonly retryRefused?: true }
+  | { readonly kind: 'status'; readonly status: number; readonly apiCode: string | undefined; readonly message: string; readonly retryRefused?: true; readonly retryAfterMs?: number }
   /** The server sent an error object inside an otherwise successful stream. */
   | { readonly kind: 'stream_error'; readonly message: string }
   /** No response: refused, reset, DNS, TLS (after the SDK's retries; `retried: false` when a refusal stopped them). */
@@ -136,7 +136,7 @@ function statusFailure(fault: Extract<WireFault, { kind: 'status' }>, context: F
   if (status === 429) {
     return apiCode === 'insufficient_quota'
       ? failure('quota_exceeded', `quota exceeded ${retries} ${detail}`, secrets)
-      : failure('rate_limited', `rate limited ${retries} ${detail}`, secrets);
+      : { ...failure('rate_limited', `rate limited ${retries} ${detail}`, secrets), ...(fault.retryAfterMs === undefined ? {} : { retryAfterMs: fault.retryAfterMs }) };
   }
   if (status >= 500) return failure('server_error', `server error ${retries} ${detail}`, secrets);
   if (status === 404) {

@@ -40,5 +40,7 @@ export function openaiModel(options: OpenAIModelOptions): Model {
     // Every header value counts as a secret (x-custom-auth, api-key…): the kernel redacts them all.
     secrets: [...(resolved.apiKey === undefined ? [] : [resolved.apiKey]), ...Object.values(resolved.headers)],
     call: hasClient ? call : () => Promise.resolve(missingKeyFailure(resolved.keyEnv)),
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(resolved.maxOutputTokens === undefined ? {} : { maxOutputTokens: resolved.maxOutputTokens }),
   };
 }

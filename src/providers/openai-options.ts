@@ -3,6 +3,8 @@ import { lazySchema } from '../contracts/lazy-schema.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import type { KeySource } from './openai-errors.js';
 import type { ModelPricing } from './pricing.js';
+import type { RateLimit } from '../contracts/model.js';
+import { RateLimitSchema } from './rate-limit-schema.js';
 
 /** Options of `openaiModel`. Every field but `model` is optional. */
 export interface OpenAIModelOptions {
@@ -32,6 +34,8 @@ export interface OpenAIModelOptions {
   readonly maxRetries?: number;
   /** Extra headers on every request (e.g. Azure's `api-key`, OpenRouter's `HTTP-Referer`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Calls of this model wait for capacity under these limits (docs/operations.md, "Rate limits"). */
+  readonly rateLimit?: RateLimit;
 }
 
 export const DEFAULT_TIMEOUT_MS = 600_000;
@@ -58,6 +62,7 @@ const Options = lazySchema(() => z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
   headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a valid HTTP header name'), z.string()).optional(),
+  rateLimit: RateLimitSchema().optional(),
 }));
 
 /** Options after validation and environment lookup: what the adapter actually uses. */

@@ -7,6 +7,7 @@
  * model has its own counter, kept in the strategy state (`plannerCalls`, `classifierCalls`).
  */
 import type { Message } from '../contracts/messages.js';
+import { callWithinRateLimit, rateLimitOf } from '../providers/rate-limited-call.js';
 import type { Model, ModelResult } from '../contracts/model.js';
 import type { StopCondition } from '../contracts/stop.js';
 import type { WorkflowMetrics } from '../contracts/results.js';
@@ -74,7 +75,11 @@ export function createPlanningSession(options: {
       const callIndex = callIndexFor(model);
       let result: ModelResult;
       try {
-        result = await model.call({ messages, tools: [], signal, callIndex, onTextDelta: () => undefined });
+        const request = { messages, tools: [], signal, callIndex, onTextDelta: () => undefined };
+        const limit = rateLimitOf(model);
+        const window = limit === undefined ? undefined : run.rateWindow?.(model, limit);
+        // A planner's waits have no task to report on: they show as the time before the plan.
+        result = window === undefined ? await model.call(request) : await callWithinRateLimit(model, request, { window, onWait: () => undefined });
       } catch (error) {
         result = { type: 'failure', code: 'model_threw', message: describeError(error) };
       }

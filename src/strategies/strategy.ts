@@ -4,13 +4,14 @@ import type { Bounds } from '../contracts/bounds.js';
 import type { Clock } from '../contracts/clock.js';
 import type { KernelEventBody } from '../contracts/events.js';
 import type { Limits } from '../contracts/limits.js';
-import type { Model } from '../contracts/model.js';
+import type { Model, RateLimit } from '../contracts/model.js';
 import type { TaskResult } from '../contracts/results.js';
 import type { StopCandidate } from '../contracts/stop.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { TaskSourceInput, TaskSourceOutput } from '../contracts/workflow-protocol.js';
 import type { OuterCheck } from '../stop/outer-conditions.js';
 import type { RunToolCatalog } from '../tools/run-tools.js';
+import type { RateWindow } from '../providers/rate-limited-call.js';
 import type { ResolvedAutoRules } from './auto-rules.js';
 
 /** The loop strategies (docs/strategies.md); `react` is the default. */
@@ -33,6 +34,8 @@ export interface StrategyDeps {
 /** The run a strategy picks tasks for: its fixed task list, its events, its checkpoint writer. */
 export interface StrategyRun {
   readonly runId: string;
+  /** Where a rate-limited model's calls count (the planner's too): the run's windows. */
+  rateWindow?(model: Model, limit: RateLimit): RateWindow;
   /** The workflow's fixed task list (the `react` strategy walks it in order). */
   readonly tasks: readonly TaskSpec[];
   readonly checkpoints: Pick<CheckpointWriter, 'select'>;

@@ -1,13 +1,14 @@
 import { fromCallback } from 'xstate';
 import type { TurnServiceInput } from '../../../machines/turn.machine.js';
 import type { Message } from '../../contracts/messages.js';
-import type { ModelResult } from '../../contracts/model.js';
+import type { ModelRequest, ModelResult } from '../../contracts/model.js';
 import type { ModelCallRequest, TurnEvent } from '../../contracts/turn-protocol.js';
 import { describeError } from '../../errors.js';
 import { TASK_STOPPED } from '../abort-reasons.js';
 import type { KernelDeps } from '../kernel-deps.js';
 import { runtimeOf, type RunRegistry, type RunRuntime } from '../run-runtime.js';
 import { checkedModelResult } from '../../providers/checked-model-result.js';
+import { callWithinRateLimit, rateLimitOf } from '../../providers/rate-limited-call.js';
 import { failureScope } from '../../loop/turn-reducers.js';
 import { checkAnswer } from '../../output/output-validator.js';
 import { responseFormatFor, withOutputInstruction } from '../../output/output-prompt.js';
@@ -110,7 +111,8 @@ async function callModel(
     const visible = await visibleMessages(deps, run, service, request, signal);
     const messages = service.output === undefined ? visible : withOutputInstruction(visible, service.output);
     const tools = request.wrapUp ? [] : (run.tools.ready ?? (await openTools(run))).descriptors;
-    result = await deps.models.model.call({
+    const model = deps.models.model;
+    const call: ModelRequest = {
       messages,
       tools,
       ...(service.output === undefined ? {} : { responseFormat: responseFormatFor(service.taskId, service.output) }),
@@ -124,7 +126,14 @@ async function callModel(
         streamed += kept.length;
         run.emit({ type: 'message_update', ...scope, delta: kept });
       },
-    });
+    };
+    const limit = rateLimitOf(model);
+    result = limit === undefined
+      ? await model.call(call)
+      : await callWithinRateLimit(model, call, {
+          window: run.rateWindow(model, limit),
+          onWait: (waitMs, reason) => run.emit({ type: 'rate_limit_wait', ...scope, model: `${model.provider}/${model.modelId}`, waitMs, reason }),
+        });
   } catch (error) {
     result = { type: 'failure', code: error instanceof HookError ? 'hook_failed' : error instanceof ToolSourceError ? 'tool_failed' : 'model_threw', message: describeError(error) };
   }

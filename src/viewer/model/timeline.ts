@@ -80,6 +80,8 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
       const outcome = event.mode === 'revise' ? 'the model is told' : 'the task stops';
       return { summary: `guardrail ${event.name} (${event.on}) tripped, ${outcome}: ${event.reason}`, tone: event.mode === 'revise' ? 'plain' : 'stop', details: [] };
     }
+    case 'rate_limit_wait':
+      return plain(`waiting ${Math.round(event.waitMs)} ms for ${event.model}'s rate limit (${event.reason.replace('_', '-')})`);
     case 'message_start':
       return plain(event.wrapUp ? 'wrap-up model call' : 'model call');
     case 'message_end': {
