@@ -45,7 +45,7 @@ describe.each([memory, ...storeKinds()])('approve with edits on $name', ({ open 
     expect(result.tasks[0]!.output).toBe('tool said: deployed api to staging');
 
     const events = await sender.readEvents('edit-1');
-    const decisions = events.flatMap((event) => (event.type === 'policy_decision' && event.subject === 'tool' ? [event] : []));
+    const decisions = events.filter((event) => event.type === 'policy_decision' && event.subject === 'tool');
     expect(decisions.map((event) => [event.decision, event.args, event.edited])).toEqual([
       ['require_approval', { service: 'api', env: 'production' }, undefined],
       ['allow', { service: 'api', env: 'staging' }, true],
