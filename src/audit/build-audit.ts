@@ -55,8 +55,6 @@ export function buildAudit({ record, result, progress, events, eventCount, store
         decision: event.decision,
         reason: event.reason,
         ...(event.approvalId === undefined ? {} : { approvalId: event.approvalId }),
-        ...('args' in event ? { args: event.args } : {}),
-        ...(event.edited === true ? { edited: true } : {}),
       });
     }
     if (event.type === 'error') {

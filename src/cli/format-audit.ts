@@ -38,7 +38,6 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
       const subject = decision.subject === 'tool' ? `tool ${decision.toolName ?? '?'} (${decision.taskId}, ${decision.toolCallId ?? '?'})` : `task ${decision.taskId}`;
       const approval = decision.approvalId === undefined ? '' : colors.dim(` [approval ${decision.approvalId}]`);
       lines.push(`  ${decision.decision.padEnd(16)} ${subject}: ${decision.reason}${approval}`);
-      if ('args' in decision) lines.push(colors.dim(`  ${''.padEnd(16)} ${decision.edited === true ? 'approved arguments' : 'proposed arguments'}: ${JSON.stringify(decision.args)}`));
     }
   }
   if ((report.guardrailTrips ?? []).length > 0) {

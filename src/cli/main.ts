@@ -187,20 +187,17 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .option('--call <id>', 'the approval (tool call id, or task:<taskId>); optional when exactly one is pending')
     .addOption(new Option('--allow', 'allow the call (--allow or --deny is required)').conflicts('deny'))
     .addOption(new Option('--deny', 'deny the call (--allow or --deny is required)').conflicts('allow'))
-    .option('--args <json>', 'with --allow: run the call with these arguments instead (a JSON object, checked against the tool\'s schema)')
-    .option('--message <text>', 'with --deny: what the model is told, as the tool\'s error result')
     .option('--reason <text>', 'why')
     .addOption(storeOption())
     .addHelpText('after', EXIT_CODES.control)
     .action(async (runId: string, flags: Record<string, unknown>) => {
-      const { approvalAnswer } = await import('./approval-flags.js');
-      const answer = approvalAnswer(flags);
-      if (typeof answer === 'string' && answer !== 'approve' && answer !== 'reject') {
-        io.stderr.write(`dualloop: ${answer}\n`);
+      if (flags['allow'] !== true && flags['deny'] !== true) {
+        io.stderr.write('dualloop: approve needs --allow or --deny\n');
         exitCode = EXIT.usage;
         return;
       }
       const { controlCommand } = await import('./commands/control-command.js');
+      const answer = flags['allow'] === true ? 'approve' : 'reject';
       exitCode = await controlCommand(runId, { kind: 'approve', answer, ...pick<{ callId: string; reason: string }>(flags, { call: 'callId', reason: 'reason' }) }, pick(flags, { store: 'store' }), io);
     });
 

@@ -118,10 +118,6 @@ export interface AuditPolicyDecision {
   readonly decision: 'allow' | 'deny' | 'require_approval';
   readonly reason: string;
   readonly approvalId?: string;
-  /** The proposed arguments (a parked call), or the approver's (an approval with edits). */
-  readonly args?: unknown;
-  /** The approver edited the arguments. */
-  readonly edited?: boolean;
 }
 
 /** One `error` event of the run: which part failed and why (docs/events.md). */

@@ -126,8 +126,6 @@ export type KernelEventBody =
       readonly executed: boolean;
       readonly replayed: boolean;
       readonly durationMs: number;
-      /** The arguments the tool ran with, when they differ from the proposed ones (`tool_execution_start`): an approver's edit or `beforeToolCall`'s. */
-      readonly args?: unknown;
     } & TurnScoped)
   | {
       readonly type: 'checkpoint_saved';
@@ -148,13 +146,6 @@ export type KernelEventBody =
       readonly decision: 'allow' | 'deny' | 'require_approval';
       readonly reason: string;
       readonly approvalId?: string;
-      /**
-       * A tool call's arguments as this decision saw them: the proposed ones when it parks
-       * (`require_approval`), the approver's when an answer approved it with edits.
-       */
-      readonly args?: unknown;
-      /** The answer edited the arguments (`{ decision: 'approve', args }`). */
-      readonly edited?: boolean;
     }
   | { readonly type: 'message_queued'; readonly queue: 'steering' | 'followUp'; readonly id: number; readonly content: string; readonly taskId?: string }
   | { readonly type: 'queue_cleared'; readonly queue: QueueName }

@@ -38,33 +38,5 @@ export interface PolicyGate {
   readonly checkToolCall?: (request: ToolPolicyRequest, signal: AbortSignal) => PolicyVerdict | Promise<PolicyVerdict>;
 }
 
-/**
- * An answer to a parked approval, given to `kernel.resume(runId, { approvals })` or sent with
- * `approveRun`. `{ decision: 'approve', args }` approves a tool call with corrected arguments (they
- * are validated against the tool's schema; the proposed, approved and executed arguments are all
- * kept); `{ decision: 'reject', message }` rejects it and gives the model `message` as the tool's
- * error result.
- */
-export type ApprovalAnswer =
-  | 'approve'
-  | 'reject'
-  | { readonly decision: 'approve'; readonly args: unknown }
-  | { readonly decision: 'reject'; readonly message: string };
-
-/** An answer read defensively (it may come from a store): its decision, and the edit or message it carries. */
-export interface ReadApproval {
-  readonly decision: 'approve' | 'reject';
-  /** Approved with these arguments instead of the proposed ones. */
-  readonly args?: { readonly value: unknown };
-  readonly message?: string;
-}
-
-/** What an answer comes to, or undefined for something that is not an answer. */
-export function readApproval(answer: unknown): ReadApproval | undefined {
-  if (answer === 'approve' || answer === 'reject') return { decision: answer };
-  if (typeof answer !== 'object' || answer === null) return undefined;
-  const { decision, args, message } = answer as { decision?: unknown; args?: unknown; message?: unknown };
-  if (decision === 'approve') return 'args' in answer ? { decision, args: { value: args } } : { decision };
-  if (decision === 'reject') return typeof message === 'string' && message.trim() !== '' ? { decision, message } : { decision };
-  return undefined;
-}
+/** An answer to a parked approval, given to `kernel.resume(runId, { approvals })`. */
+export type ApprovalAnswer = 'approve' | 'reject';

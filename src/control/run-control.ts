@@ -7,7 +7,7 @@
 import { isResumableStop } from '../contracts/stop-rules.js';
 import { isTaskOf } from '../contracts/task-id.js';
 import { hasControlChannel, type ControlChannel, type ControlCommand } from '../contracts/control.js';
-import { readApproval, type ApprovalAnswer } from '../contracts/policy.js';
+import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
 import { ConfigError, RunError } from '../errors.js';
 import { createRedactor, RedactValuesSchema } from '../redaction/secret-values.js';
@@ -62,12 +62,6 @@ async function requireTask(store: CheckpointStore, runId: string, taskId: string
 /** Answers a pending approval of a parked run; returns the approval id answered. */
 export async function approveRun(store: CheckpointStore, runId: string, options: ApproveOptions): Promise<string> {
   const redact = commandRedactor(options);
-  const read = readApproval(options.answer);
-  if (read === undefined) throw new RunError({ code: 'control_invalid', runId, message: `run ${runId}: an answer is 'approve', 'reject', { decision: 'approve', args } or { decision: 'reject', message }` });
-  const args = read.args?.value;
-  if (read.args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-    throw new RunError({ code: 'control_invalid', runId, message: `run ${runId}: the approved arguments must be an object (the tool's arguments), not ${JSON.stringify(args) ?? String(args)}` });
-  }
   const channel = await openRun(store, runId);
   const result = await store.loadResult(runId);
   if (result?.stop.reason !== 'awaiting_approval') {

@@ -1,5 +1,4 @@
 import type { ApprovalAnswer } from '../contracts/policy.js';
-import { checkApprovalAnswers } from './approval-answers.js';
 import { EMPTY_PROGRESS } from '../contracts/workflow-protocol.js';
 import type { RunRecord } from '../contracts/store.js';
 import { ConfigError, RunError, isDualloopError } from '../errors.js';
@@ -194,7 +193,6 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
     },
     async resume(runId, resumeOptions = {}) {
       if (registry.has(runId)) throw new RunError({ code: 'run_active', runId, message: `run ${runId} is already running in this kernel` });
-      await checkApprovalAnswers(deps, runId, resumeOptions.approvals);
       const plan = await loadResumePlan(deps, runId, workflow, holder, resumeOptions).catch((error: unknown) => {
         throw codedStoreFailure(error, deps.store, runId, 'resume of');
       });

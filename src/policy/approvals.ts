@@ -1,4 +1,4 @@
-import { readApproval, type ApprovalAnswer } from '../contracts/policy.js';
+import type { ApprovalAnswer } from '../contracts/policy.js';
 
 /**
  * What a `require_approval` verdict comes to once the answers given to `resume` are looked up:
@@ -9,10 +9,6 @@ export interface ApprovalDecision {
   readonly approvalId: string;
   readonly decision: 'allow' | 'deny' | 'require_approval';
   readonly reason: string;
-  /** Approved with the approver's arguments instead of the proposed ones. */
-  readonly args?: { readonly value: unknown };
-  /** Rejected with a message for the model. */
-  readonly message?: string;
 }
 
 /**
@@ -25,16 +21,8 @@ export function decideApproval(
   approvals: ReadonlyMap<string, ApprovalAnswer>,
 ): ApprovalDecision {
   const approvalId = verdict.approvalId ?? defaultId;
-  const answer = readApproval(approvals.get(approvalId));
-  if (answer?.decision === 'approve') {
-    return answer.args === undefined
-      ? { approvalId, decision: 'allow', reason: `approved: ${verdict.reason}` }
-      : { approvalId, decision: 'allow', reason: `approved with edited arguments: ${verdict.reason}`, args: answer.args };
-  }
-  if (answer?.decision === 'reject') {
-    return answer.message === undefined
-      ? { approvalId, decision: 'deny', reason: `approval rejected: ${verdict.reason}` }
-      : { approvalId, decision: 'deny', reason: `approval rejected: ${answer.message}`, message: answer.message };
-  }
+  const answer = approvals.get(approvalId);
+  if (answer === 'approve') return { approvalId, decision: 'allow', reason: `approved: ${verdict.reason}` };
+  if (answer === 'reject') return { approvalId, decision: 'deny', reason: `approval rejected: ${verdict.reason}` };
   return { approvalId, decision: 'require_approval', reason: verdict.reason };
 }

@@ -7,7 +7,6 @@ import type { TaskAtCall } from '../contracts/turn-protocol.js';
 import { describeError } from '../errors.js';
 import type { Guardrail, GuardrailSpend } from '../contracts/guardrails.js';
 import { addUsage } from '../contracts/usage.js';
-import { canonicalJson } from '../loop/tool-call-key.js';
 import { guardToolCall, guardToolResult, type ToolGuardScope } from '../guardrails/tool-guardrails.js';
 import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
@@ -56,7 +55,7 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope, position
   const turnScope = { taskId: scope.taskId, taskIndex: scope.taskIndex, turn: scope.turn };
   const startedAt = scope.deps.clock.now();
   let ended = false;
-  const end = (outcome: { result: unknown; isError: boolean; executed: boolean; replayed?: boolean; args?: unknown }) => {
+  const end = (outcome: { result: unknown; isError: boolean; executed: boolean; replayed?: boolean }) => {
     if (ended) return;
     ended = true;
     run.emit({
@@ -69,7 +68,6 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope, position
       executed: outcome.executed,
       replayed: outcome.replayed === true,
       durationMs: Math.max(0, scope.deps.clock.now() - startedAt),
-      ...(outcome.executed && 'args' in outcome && ranWithOtherArgs(call.args, outcome.args) ? { args: outcome.args } : {}),
     });
   };
   const onCancel = () => end({ result: CANCELLED, isError: true, executed: true });
@@ -109,13 +107,8 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   const tripped = guard === undefined ? undefined : await guardToolCall(call, args.value, guard);
   if (tripped !== undefined) return tripped;
 
-  const gate = await checkPolicy(call, args.value, scope);
-  if (gate?.refusal !== undefined) return gate.refusal;
-  if (gate?.approvedArgs !== undefined) {
-    // The approver corrected the arguments: they are checked as the model's are, and a bad edit runs nothing.
-    args = validateArguments(tool, gate.approvedArgs.value);
-    if (!args.ok) return refusedResult(call, `the arguments the approver gave are invalid: ${args.message}`);
-  }
+  const refusal = await checkPolicy(call, args.value, scope);
+  if (refusal !== undefined) return refusal;
 
   const invocation: ToolInvocation = { runId: run.runId, taskId: scope.taskId, turn: scope.turn, toolCallId: call.id, name: call.name, args: args.value };
   const { beforeToolCall, afterToolCall } = deps.tools;
@@ -164,12 +157,6 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   return result;
-}
-
-/** The arguments a call ran with differ from those the model proposed (an approver's edit, `beforeToolCall`'s rewrite). */
-function ranWithOtherArgs(proposed: unknown, executed: unknown): boolean {
-  // Key order aside: a schema's parse may reorder an object's keys.
-  return canonicalJson(proposed) !== canonicalJson(executed);
 }
 
 /** What the task's tool guardrails need, or nothing when it has none; what they spend goes to `tally`. */
@@ -221,10 +208,7 @@ async function guardHook<T>(name: string, hook: () => T | Promise<T>): Promise<T
   }
 }
 
-/** The gate's verdict on the call: a refusal, the approver's arguments, or nothing (it runs as proposed). */
-type GateOutcome = { readonly refusal: ToolResult; readonly approvedArgs?: undefined } | { readonly refusal?: undefined; readonly approvedArgs: { readonly value: unknown } };
-
-async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope): Promise<GateOutcome | undefined> {
+async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope): Promise<ToolResult | undefined> {
   const { deps, run } = scope;
   const gate = deps.policy.checkToolCall;
   if (gate === undefined) return undefined;
@@ -238,24 +222,20 @@ async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope):
   if (verdict.decision === 'require_approval') {
     const approval = decideApproval(verdict, call.id, run.approvals);
     const { approvalId } = approval;
-    // The arguments the decision was about: proposed when it parks, the approver's when edited (kept apart for the audit).
-    const seen = approval.decision === 'require_approval' ? { args } : approval.args === undefined ? {} : { args: approval.args.value, edited: true };
-    run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: approval.decision, reason: approval.reason, approvalId, ...seen });
-    if (approval.decision === 'allow') return approval.args === undefined ? undefined : { approvedArgs: approval.args };
+    run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: approval.decision, reason: approval.reason, approvalId });
+    if (approval.decision === 'allow') return undefined;
     if (approval.decision === 'deny') {
-      // A reviewer's message is what the model reads as the tool's error result.
-      const told = approval.message ?? `rejected by the approver: ${verdict.reason}`;
-      return { refusal: refusedResult(call, told, { policy: { decision: 'deny', reason: approval.message ?? verdict.reason, approvalId } }) };
+      return refusedResult(call, `rejected by the approver: ${verdict.reason}`, { policy: { decision: 'deny', reason: verdict.reason, approvalId } });
     }
-    return {
-      refusal: refusedResult(call, `awaiting approval (${approvalId}): ${verdict.reason}`, { policy: { decision: 'require_approval', reason: verdict.reason, approvalId } }),
-    };
+    return refusedResult(call, `awaiting approval (${approvalId}): ${verdict.reason}`, {
+      policy: { decision: 'require_approval', reason: verdict.reason, approvalId },
+    });
   }
   run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: verdict.decision, reason: verdict.reason ?? 'allowed' });
   if (verdict.decision === 'allow') return undefined;
-  return {
-    refusal: refusedResult(call, `denied by policy: ${verdict.reason}`, { policy: { decision: 'deny', reason: verdict.reason, ...(verdict.halt === true ? { halt: true } : {}) } }),
-  };
+  return refusedResult(call, `denied by policy: ${verdict.reason}`, {
+    policy: { decision: 'deny', reason: verdict.reason, ...(verdict.halt === true ? { halt: true } : {}) },
+  });
 }
 
 /** The result of an agent tool whose child parked: awaiting the child's approvals, as a policy gate's would be. */

@@ -1,5 +1,4 @@
 import { approveRun, cancelRun, steerRun } from '../../control/run-control.js';
-import type { ApprovalAnswer } from '../../contracts/policy.js';
 import { isDualloopErrorOf } from '../../errors.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
@@ -13,7 +12,7 @@ export interface ControlFlags {
 export type ControlRequest =
   | { readonly kind: 'cancel'; readonly reason?: string }
   | { readonly kind: 'steer'; readonly message: string; readonly taskId?: string }
-  | { readonly kind: 'approve'; readonly callId?: string; readonly answer: ApprovalAnswer; readonly reason?: string };
+  | { readonly kind: 'approve'; readonly callId?: string; readonly answer: 'approve' | 'reject'; readonly reason?: string };
 
 /**
  * `dualloop cancel|steer|approve <runId> …`: sends the command through the store to the process
@@ -38,7 +37,7 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
       });
       const workflow = await continueOnAWorker(flags.store, runId);
       const next = workflow === undefined ? `it applies when the run is resumed (${io.command} resume ${runId}${opened.hint})` : `a worker of ${workflow} continues the run`;
-      io.stdout.write(`approval ${approvalId} of run ${runId}: ${answered(request.answer)}; ${next}\n`);
+      io.stdout.write(`approval ${approvalId} of run ${runId}: ${request.answer === 'approve' ? 'allowed' : 'denied'}; ${next}\n`);
     }
     return EXIT.completed;
   } catch (error) {
@@ -48,12 +47,6 @@ export async function controlCommand(runId: string, request: ControlRequest, fla
   } finally {
     await opened.close();
   }
-}
-
-function answered(answer: ApprovalAnswer): string {
-  if (answer === 'approve') return 'allowed';
-  if (answer === 'reject') return 'denied';
-  return answer.decision === 'approve' ? `allowed with arguments ${JSON.stringify(answer.args)}` : `denied: ${answer.message}`;
 }
 
 /** A run submitted to workers (issue 19) gets its next slice queued once approved; resolves its workflow. */

@@ -69,8 +69,7 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
     run.emit({ type: 'policy_decision', ...scope, decision: approval.decision, reason: approval.reason, approvalId });
     if (approval.decision === 'allow') return { decision: 'allow', at };
     if (approval.decision === 'deny') {
-      const why = approval.message === undefined ? '' : `: ${approval.message}`;
-      return { decision: 'deny', at, stop: { reason: 'policy_denied', detail: `task "${task.id}": approval ${approvalId} rejected${why}`, at } };
+      return { decision: 'deny', at, stop: { reason: 'policy_denied', detail: `task "${task.id}": approval ${approvalId} rejected`, at } };
     }
     return {
       decision: 'require_approval',
