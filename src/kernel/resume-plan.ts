@@ -1,7 +1,6 @@
 import { finishedTasks } from '../audit/build-audit.js';
 import { RESUMABLE_REASONS, isResumableStop } from '../contracts/stop-rules.js';
 import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
-import { hasControlChannel } from '../contracts/control.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { clearQueue, enqueue, type MessageQueues } from '../contracts/queues.js';
@@ -14,6 +13,7 @@ import type { KernelDeps } from './kernel-deps.js';
 import { RunFence } from './fenced-store.js';
 import { acquireRunLease, heldError } from './run-lease.js';
 import type { LaunchPlan } from './launch-run.js';
+import { resumeApprovals } from './resume-approvals.js';
 
 
 /**
@@ -66,13 +66,15 @@ export async function loadResumePlan(
       message: `run ${runId} already finished with ${finished.stop.reason} (${finished.stop.detail}); only runs stopped by ${[...RESUMABLE_REASONS].join(', ')} or by a crash can be resumed`,
     });
   }
+  // Checked before the lease is taken: invalid answers leave the run as it was.
+  const approvals = await resumeApprovals(deps, runId, options.approvals);
   const askedAt = performance.now();
   const lease = await acquireRunLease(store, runId, holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
   const fence = new RunFence(runId, askedAt);
   fence.set(lease.token);
   try {
-    return { ...(await readProgress(deps, runId, record, finished, digest, options)), fence };
+    return { ...(await readProgress(deps, runId, record, finished, digest, { ...options, approvals })), fence };
   } catch (error) {
     await store.releaseLease(runId, holder);
     throw error;
@@ -85,7 +87,7 @@ async function readProgress(
   record: RunRecord,
   finished: WorkflowResult | undefined,
   digest: string,
-  options: { readonly signal?: AbortSignal; readonly approvals?: Readonly<Record<string, ApprovalAnswer>> },
+  options: { readonly signal?: AbortSignal; readonly approvals: ReadonlyMap<string, ApprovalAnswer> },
 ): Promise<ProgressPlan> {
   const { store } = deps;
   const checkpoint = rebuiltOrThrow(await store.loadCheckpoint(runId), runId);
@@ -110,8 +112,7 @@ async function readProgress(
     tasks: record.tasks,
     progress,
     resumed: true,
-    // Answers sent from other processes (`dualloop approve`), then the caller's, which win.
-    approvals: new Map([...(hasControlChannel(store) ? await store.approvalAnswers(runId) : []), ...Object.entries(options.approvals ?? {})]),
+    approvals: options.approvals,
     lastEventSeq,
     ...(checkpoint === undefined ? {} : { checkpoint }),
     signal: options.signal,
