@@ -1,4 +1,5 @@
 import type { AuditPolicyDecision, AuditToolCall } from '../contracts/audit.js';
+import { answerSummary, shortJson } from '../policy/approval-answer.js';
 import type { Colors } from './format.js';
 
 /** Longest JSON of one argument set shown on an audit line; the audit's `--json` has all of it. */
@@ -8,29 +9,13 @@ const ARGS_CHARS = 120;
 export function toolCallText(call: AuditToolCall, colors: Colors): string {
   const name = call.isError ? colors.red(`${call.name}✗`) : call.name;
   if (call.proposedArgs === undefined) return name;
-  return `${name} ${colors.dim(shortJson(call.proposedArgs))} → ${colors.yellow(`edited ${shortJson(call.args)}`)}`;
+  return `${name} ${colors.dim(shortJson(call.proposedArgs, ARGS_CHARS))} → ${colors.yellow(`edited ${shortJson(call.args, ARGS_CHARS)}`)}`;
 }
 
 /** What an approver answered, after a policy decision's reason: ` [approval c1, args edited to {...}]`. */
 export function approvalText(decision: AuditPolicyDecision, colors: Colors): string {
   if (decision.approvalId === undefined) return '';
-  const { answer } = decision;
-  const what =
-    answer?.decision === 'approve' && answer.args !== undefined
-      ? `, args edited to ${shortJson(answer.args)}`
-      : answer?.decision === 'reject' && answer.message !== undefined
-        ? `, the model was told: ${shortJson(answer.message)}`
-        : '';
+  const summary = answerSummary(decision.answer, ARGS_CHARS);
   const child = decision.childRunId === undefined ? '' : ` in run ${decision.childRunId}`;
-  return colors.dim(` [approval ${decision.approvalId}${child}${what}]`);
-}
-
-function shortJson(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length <= ARGS_CHARS ? text : `${text.slice(0, ARGS_CHARS - 1)}…`;
+  return colors.dim(` [approval ${decision.approvalId}${child}${summary === undefined ? '' : `, ${summary}`}]`);
 }

@@ -140,7 +140,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .addOption(storeOption())
     .addOption(hostOption())
     .addOption(portOption())
-    .option('--control', 'let the page fork runs ("fork from here" on every turn); loopback only')
+    .option('--control', 'let the page fork runs ("fork from here" on every turn) and answer approvals (editable arguments); loopback only')
     .addHelpText('after', EXIT_CODES.view)
     .action(async (runId: string | undefined, flags: Record<string, unknown>) => {
       const { viewCommand } = await import('./commands/view-command.js');

@@ -44,6 +44,24 @@ export function editedArgs(answer: ApprovalAnswer | undefined): { readonly args:
   return typeof answer === 'object' && answer.decision === 'approve' && answer.args !== undefined ? { args: answer.args } : undefined;
 }
 
+/** What an answer says beyond approve/reject, for people: `args edited to {…}`, `the model was told: "…"`; undefined for a plain answer. */
+export function answerSummary(answer: ApprovalAnswerObject | undefined, maxChars = 120): string | undefined {
+  if (answer?.decision === 'approve' && answer.args !== undefined) return `args edited to ${shortJson(answer.args, maxChars)}`;
+  if (answer?.decision === 'reject' && answer.message !== undefined) return `the model was told: ${shortJson(answer.message, maxChars)}`;
+  return undefined;
+}
+
+/** A value's JSON, cut to `maxChars` with `…`. */
+export function shortJson(value: unknown, maxChars: number): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}
+
 /** A value JSON carries as it is (a cycle counts as too deep): what a store keeps and a model could have sent. */
 function isJsonData(value: unknown): boolean {
   return !hasLostParts(value, 0);

@@ -4,7 +4,7 @@
  * delegated run (`childRunId`, an `agentTool` whose child parked) stands for that run's own
  * pending approvals, which the parent's answers reach on resume (docs/delegation.md).
  */
-import type { PolicySubject } from '../contracts/events.js';
+import type { KernelEvent, PolicySubject } from '../contracts/events.js';
 import type { CheckpointStore } from '../contracts/store.js';
 
 export interface PendingApproval {
@@ -22,22 +22,32 @@ export interface PendingApproval {
 /** Delegation is bounded by `maxDelegationDepth`; a record that loops is not followed past this. */
 const MAX_DEPTH = 32;
 
-export async function pendingApprovals(store: Pick<CheckpointStore, 'readEvents'>, runId: string, depth = 0): Promise<PendingApproval[]> {
-  const events = await store.readEvents(runId);
+type Decision = Extract<KernelEvent, { type: 'policy_decision' }>;
+
+/** The `require_approval` decisions of a run's last segment (since its last `workflow_start`), in order. */
+export function waitingDecisions(events: readonly KernelEvent[]): Decision[] {
   let start = 0;
   events.forEach((event, index) => {
     if (event.type === 'workflow_start') start = index;
   });
+  return events.slice(start).filter((event): event is Decision => event.type === 'policy_decision' && event.decision === 'require_approval');
+}
+
+/** The approval id a decision waits on: the gate's, else the tool call's, else the task's. */
+export function approvalIdOf(decision: Decision): string {
+  return decision.approvalId ?? decision.toolCallId ?? `task:${decision.taskId}`;
+}
+
+export async function pendingApprovals(store: Pick<CheckpointStore, 'readEvents'>, runId: string, depth = 0): Promise<PendingApproval[]> {
   const pending: PendingApproval[] = [];
-  for (const event of events.slice(start)) {
-    if (event.type !== 'policy_decision' || event.decision !== 'require_approval') continue;
+  for (const event of waitingDecisions(await store.readEvents(runId))) {
     const below = event.childRunId === undefined || depth >= MAX_DEPTH ? [] : await pendingApprovals(store, event.childRunId, depth + 1);
     if (below.length > 0) {
       pending.push(...below.map((approval) => ({ ...approval, via: [event.toolName ?? '', ...approval.via] })));
       continue;
     }
     pending.push({
-      approvalId: event.approvalId ?? event.toolCallId ?? `task:${event.taskId}`,
+      approvalId: approvalIdOf(event),
       subject: event.subject,
       runId,
       taskId: event.taskId,
