@@ -175,7 +175,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
   program
     .command('approve')
     .description('Answer a parked approval of a run from any process; the answer applies on the next resume')
-    .usage('<runId> (--allow [--args JSON] | --deny [--message TEXT]) [options]')
+    .usage('<runId> (--allow | --deny) [options]')
     .argument('<runId>', 'the parked run')
     .option('--call <id>', 'the approval (tool call id, or task:<taskId>); optional when exactly one is pending')
     .addOption(new Option('--allow', 'allow the call (--allow or --deny is required)').conflicts('deny'))

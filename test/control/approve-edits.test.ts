@@ -2,8 +2,8 @@
 // on SQLite and Postgres: the answer is sent on one connection and applied by a kernel on the other.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approveRun, ConfigError, createKernel, defineTool, type CheckpointStore, type ControlChannel, type PolicyGate } from 'dualloop';
-import { scriptedModel } from 'dualloop/testing';
+import { agentTool, approveRun, ConfigError, createKernel, defineTool, type CheckpointStore, type ControlChannel, type PolicyGate } from 'dualloop';
+import { scriptedModel, type ScriptCall, type ScriptStep } from 'dualloop/testing';
 import { storeKinds } from './control-stores.js';
 
 function workflow(store: CheckpointStore) {
@@ -101,4 +101,38 @@ describe.each(storeKinds())('approving with edits through $name', ({ open }) => 
       await close();
     }
   });
+
+  it('an approval parked in a delegated run is answered on the parent, its edit checked against the agent’s tools', async () => {
+    const { runner, sender, close } = open();
+    try {
+      const first = delegating(runner);
+      expect((await first.kernel.start(['release the app'], { runId: 'releaser' }).result).stop.reason).toBe('awaiting_approval');
+      const invalid = await failure(approveRun(sender, 'releaser', { answer: { decision: 'approve', args: { service: 'api', env: 'moon' } }, tools: first.tools }));
+      expect((invalid as ConfigError).issues.map((issue) => issue.path)).toEqual(['answer.args.env']);
+      expect(await approveRun(sender, 'releaser', { answer: { decision: 'approve', args: { service: 'api', env: 'staging' } }, tools: first.tools })).toBe('call-deploy');
+
+      const second = delegating(sender);
+      const result = await (await second.kernel.resume('releaser')).result;
+      expect(result.stop.reason).toBe('goal_achieved');
+      expect(second.deployed).toEqual([{ service: 'api', env: 'staging' }]);
+      const child = await runner.audit('releaser.t0.1.0');
+      expect(child?.tasks[0]!.turns[0]!.toolCalls[0]).toMatchObject({ args: { service: 'api', env: 'staging' }, proposedArgs: { service: 'api', env: 'prod' } });
+    } finally {
+      await close();
+    }
+  });
 });
+
+/** A parent whose agent tool's child deploys (parking for approval). */
+function delegating(store: CheckpointStore) {
+  const taskOf = (call: ScriptCall) => String(call.messages.find((message) => message.role === 'user')?.content ?? '');
+  const answered = (call: ScriptCall) => call.messages.at(-1)?.role === 'tool';
+  const inner = workflow(store);
+  const model = scriptedModel((call): ScriptStep => {
+    if (taskOf(call) === 'ship it') return answered(call) ? { text: 'shipped' } : { toolCalls: [{ name: 'deploy', args: { service: 'api', env: 'prod' }, id: 'call-deploy' }] };
+    return answered(call) ? { text: 'released' } : { toolCalls: [{ name: 'release', id: 'call-release' }] };
+  });
+  const release = agentTool({ name: 'release', description: 'Releases.', parameters: z.object({}), tasks: ['ship it'], tools: inner.tools });
+  const policy: PolicyGate = { checkToolCall: ({ name }) => (name === 'deploy' ? { decision: 'require_approval', reason: 'deploys need a human' } : { decision: 'allow' }) };
+  return { kernel: createKernel({ model, tools: [release], store, policy }), tools: [release], deployed: inner.deployed };
+}
