@@ -59,7 +59,7 @@ export type { OutputIssue } from './contracts/typed-output.js';
 export type { AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage } from './contracts/messages.js';
 export type { FinishReason, Model, ModelFailure, ModelRequest, ModelResponse, ModelResult, RateLimit, ResponseFormat, ToolDescriptor } from './contracts/model.js';
 export type { Usage } from './contracts/usage.js';
-export type { ApprovalAnswer, PolicyGate, PolicyVerdict, TaskPolicyRequest, ToolPolicyRequest } from './contracts/policy.js';
+export type { ApprovalAnswer, ApprovalAnswerObject, PolicyGate, PolicyVerdict, TaskPolicyRequest, ToolPolicyRequest } from './contracts/policy.js';
 export type {
   AfterToolCall,
   BeforeToolCall,
@@ -93,7 +93,7 @@ export type {
 export { readCheckpoint } from './checkpoint/read-checkpoint.js';
 export type { ActiveTask, WorkflowProgress } from './contracts/workflow-protocol.js';
 export type { JsonSchema, RepeatState, TaskResumePoint, TaskSpec, TurnProgress } from './contracts/turn-protocol.js';
-export type { AuditActiveTask, AuditCompaction, AuditOutputInvalid, AuditPolicyDecision, AuditReport, AuditTask, AuditTurn, AuditWrapUp } from './contracts/audit.js';
+export type { AuditActiveTask, AuditCompaction, AuditOutputInvalid, AuditPolicyDecision, AuditReport, AuditTask, AuditToolCall, AuditTurn, AuditWrapUp } from './contracts/audit.js';
 export type { DeliveryMode } from './contracts/queues.js';
 export { ConfigError, DualloopError, EngineError, FailureError, McpError, RunError, StoreError, WorkerError, isDualloopError } from './errors.js';
 export type { ErrorFamily, ErrorOfCode } from './errors.js';

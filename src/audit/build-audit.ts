@@ -55,6 +55,8 @@ export function buildAudit({ record, result, progress, events, eventCount, store
         decision: event.decision,
         reason: event.reason,
         ...(event.approvalId === undefined ? {} : { approvalId: event.approvalId }),
+        ...(event.answer === undefined ? {} : { answer: event.answer }),
+        ...(event.childRunId === undefined ? {} : { childRunId: event.childRunId }),
       });
     }
     if (event.type === 'error') {
@@ -222,7 +224,12 @@ function auditTurn(turn: TurnResult, compactions: readonly AuditCompaction[], in
   return {
     turn: turn.turn,
     ...(turn.stop === undefined ? {} : { stop: turn.stop }),
-    toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name, isError: call.isError })),
+    toolCalls: turn.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      isError: call.isError,
+      ...(call.proposedArgs === undefined ? {} : { args: call.args, proposedArgs: call.proposedArgs }),
+    })),
     usage: turn.usage,
     runtimeMs: turn.runtimeMs,
     ...(compaction === undefined ? {} : { compaction }),

@@ -30,7 +30,7 @@ export const StopConditionSchema = lazySchema(() => z
 export const TurnResultSchema = lazySchema(() => z.object({
   turn: z.number().int().positive(),
   assistantText: z.string(),
-  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), result: z.unknown(), isError: z.boolean() })),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), proposedArgs: z.unknown().optional(), result: z.unknown(), isError: z.boolean() })),
   stop: StopConditionSchema().optional(),
   usage: UsageSchema(),
   costUsd: z.number().nonnegative(),

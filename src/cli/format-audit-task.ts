@@ -1,6 +1,7 @@
 import type { AuditCompaction, AuditOutputInvalid, AuditTask, AuditTurn, AuditWrapUp } from '../contracts/audit.js';
 import { describeOutputIssues } from '../contracts/typed-output.js';
 import type { StopBound, StopCondition } from '../contracts/stop.js';
+import { toolCallText } from './format-approval.js';
 import { colorReason, formatCount, formatDuration, formatUsd, plural, stopMark, type Colors } from './format.js';
 
 /** What a task's block shows under its first line when it ran: counters, turns, compactions, the wrap-up call. */
@@ -45,7 +46,7 @@ export function endedTaskBlock(task: AuditTask, colors: Colors, label = `task ${
 
 function turnText(turn: AuditTurn, colors: Colors): string {
   const compaction = turn.compaction === undefined ? '' : `  ${compactionText(turn.compaction, colors)}`;
-  const calls = turn.toolCalls.map((call) => (call.isError ? colors.red(`${call.name}✗`) : call.name)).join(', ');
+  const calls = turn.toolCalls.map((call) => toolCallText(call, colors)).join(', ');
   const ending = turn.stop === undefined ? '' : `  ${stopText(turn.stop, colors)}`;
   const invalid = turn.outputInvalid === undefined ? '' : `  ${outputInvalidText(turn.outputInvalid, colors)}`;
   return `turn ${turn.turn}${compaction}${calls === '' ? '' : `  ${calls}`}${invalid}${ending}  ${colors.dim(formatDuration(turn.runtimeMs))}`;

@@ -2,6 +2,7 @@ import type { AuditReport } from '../contracts/audit.js';
 import { formatForkPoint, type ForkPoint } from '../contracts/fork.js';
 import { formatCount, formatDuration, formatTimestamp, formatUsd, plural, type Colors } from './format.js';
 import { graphBlocks, IN_PROGRESS } from './format-audit-graph.js';
+import { approvalText } from './format-approval.js';
 import { blockLines, boundText, endedTaskBlock, stopText } from './format-audit-task.js';
 
 /**
@@ -36,8 +37,7 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
     lines.push('policy decisions');
     for (const decision of report.policyDecisions) {
       const subject = decision.subject === 'tool' ? `tool ${decision.toolName ?? '?'} (${decision.taskId}, ${decision.toolCallId ?? '?'})` : `task ${decision.taskId}`;
-      const approval = decision.approvalId === undefined ? '' : colors.dim(` [approval ${decision.approvalId}]`);
-      lines.push(`  ${decision.decision.padEnd(16)} ${subject}: ${decision.reason}${approval}`);
+      lines.push(`  ${decision.decision.padEnd(16)} ${subject}: ${decision.reason}${approvalText(decision, colors)}`);
     }
   }
   if ((report.guardrailTrips ?? []).length > 0) {

@@ -147,7 +147,7 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .addOption(storeOption())
     .addOption(hostOption())
     .addOption(portOption())
-    .option('--control', 'let the page fork runs ("fork from here" on every turn); loopback only')
+    .option('--control', 'let the page fork runs ("fork from here" on every turn) and answer approvals (editable arguments); loopback only')
     .addHelpText('after', EXIT_CODES.view)
     .action(async (runId: string | undefined, flags: Record<string, unknown>) => {
       const { viewCommand } = await import('./commands/view-command.js');
@@ -187,6 +187,9 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .option('--call <id>', 'the approval (tool call id, or task:<taskId>); optional when exactly one is pending')
     .addOption(new Option('--allow', 'allow the call (--allow or --deny is required)').conflicts('deny'))
     .addOption(new Option('--deny', 'deny the call (--allow or --deny is required)').conflicts('allow'))
+    .option('--args <json>', 'with --allow: the arguments the call runs with instead of the model\'s (JSON, checked against the tool)')
+    .option('--message <text>', 'with --deny: what the model is told, as the tool\'s error result')
+    .option('--manifest <path>', 'the manifest whose tools check --args (default: the one the run was started with)')
     .option('--reason <text>', 'why')
     .addOption(storeOption())
     .addHelpText('after', EXIT_CODES.control)
@@ -197,8 +200,8 @@ export function createProgram(): { readonly program: Command; exitCode(): number
         return;
       }
       const { controlCommand } = await import('./commands/control-command.js');
-      const answer = flags['allow'] === true ? 'approve' : 'reject';
-      exitCode = await controlCommand(runId, { kind: 'approve', answer, ...pick<{ callId: string; reason: string }>(flags, { call: 'callId', reason: 'reason' }) }, pick(flags, { store: 'store' }), io);
+      const request = { kind: 'approve' as const, allow: flags['allow'] === true, ...pick<{ callId: string; reason: string; args: string; message: string }>(flags, { call: 'callId', reason: 'reason', args: 'args', message: 'message' }) };
+      exitCode = await controlCommand(runId, request, pick(flags, { store: 'store', manifest: 'manifest' }), io);
     });
 
   program

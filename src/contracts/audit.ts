@@ -8,6 +8,7 @@ import type { StopBound, StopCondition } from './stop.js';
 import type { Usage } from './usage.js';
 import type { WorkflowMetrics } from './results.js';
 import type { ForkOrigin } from './fork.js';
+import type { ApprovalAnswerObject } from './policy.js';
 
 /** One compaction of a task's transcript (the turn machine's COMPACT state), from its `compaction_end` event. */
 export interface AuditCompaction {
@@ -31,10 +32,21 @@ export interface AuditOutputInvalid {
 }
 
 /** One turn in the stop tree. */
+/** A tool call of a turn; an approver's edit keeps the model's arguments beside the ones that ran. */
+export interface AuditToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly isError: boolean;
+  /** Set with `proposedArgs`: the arguments the tool ran with, an approver's edit. */
+  readonly args?: unknown;
+  /** Set when an approver edited the arguments (`{ decision: 'approve', args }`): the model's. */
+  readonly proposedArgs?: unknown;
+}
+
 export interface AuditTurn {
   readonly turn: number;
   readonly stop?: StopCondition;
-  readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly isError: boolean }[];
+  readonly toolCalls: readonly AuditToolCall[];
   readonly usage: Usage;
   readonly runtimeMs: number;
   /** The compaction before this turn's model call, when the compactor had work. */
@@ -118,6 +130,10 @@ export interface AuditPolicyDecision {
   readonly decision: 'allow' | 'deny' | 'require_approval';
   readonly reason: string;
   readonly approvalId?: string;
+  /** The approver's answer that decided it: edited `args`, or the `message` the model was given. */
+  readonly answer?: ApprovalAnswerObject;
+  /** The delegated run whose approvals the decision waits on. */
+  readonly childRunId?: string;
 }
 
 /** One `error` event of the run: which part failed and why (docs/events.md). */

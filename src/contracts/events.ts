@@ -7,6 +7,7 @@ import type { QueueName } from './queues.js';
 import type { StopCondition } from './stop.js';
 import type { TurnResult, WorkflowMetrics } from './results.js';
 import type { OutputIssue } from './typed-output.js';
+import type { ApprovalAnswerObject } from './policy.js';
 import type { Usage } from './usage.js';
 
 export type { ErrorScope } from './error-scopes.js';
@@ -126,6 +127,11 @@ export type KernelEventBody =
       readonly executed: boolean;
       readonly replayed: boolean;
       readonly durationMs: number;
+      /**
+       * The arguments the tool ran with, set when they are not the model's (`tool_execution_start`'s
+       * `args`): an approver answered `{ decision: 'approve', args }`.
+       */
+      readonly executedArgs?: unknown;
     } & TurnScoped)
   | {
       readonly type: 'checkpoint_saved';
@@ -146,6 +152,13 @@ export type KernelEventBody =
       readonly decision: 'allow' | 'deny' | 'require_approval';
       readonly reason: string;
       readonly approvalId?: string;
+      /**
+       * The approver's answer that decided it (`allow` or `deny` of a `require_approval` verdict), in
+       * its object form: the edited `args` the call runs with, or the `message` the model is given.
+       */
+      readonly answer?: ApprovalAnswerObject;
+      /** Set when the decision waits on a delegated run (`agentTool`) parked for approval: that run. */
+      readonly childRunId?: string;
     }
   | { readonly type: 'message_queued'; readonly queue: 'steering' | 'followUp'; readonly id: number; readonly content: string; readonly taskId?: string }
   | { readonly type: 'queue_cleared'; readonly queue: QueueName }

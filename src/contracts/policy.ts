@@ -38,5 +38,18 @@ export interface PolicyGate {
   readonly checkToolCall?: (request: ToolPolicyRequest, signal: AbortSignal) => PolicyVerdict | Promise<PolicyVerdict>;
 }
 
-/** An answer to a parked approval, given to `kernel.resume(runId, { approvals })`. */
-export type ApprovalAnswer = 'approve' | 'reject';
+/**
+ * An answer to a parked approval, given to `kernel.resume(runId, { approvals })` or `approveRun`:
+ * - `'approve'` (or `{ decision: 'approve' }`): the call runs with the model's arguments;
+ * - `{ decision: 'approve', args }`: the call runs with `args` instead, validated against the
+ *   tool's schema first (invalid: a `ConfigError` naming the bad fields, and nothing runs);
+ * - `'reject'` (or `{ decision: 'reject' }`): the model gets an error result naming the gate's reason;
+ * - `{ decision: 'reject', message }`: the model gets `message` as the tool's error result.
+ * A task's approval (`task:<taskId>`) takes no `args`; its `message` is named in the stop's detail.
+ */
+export type ApprovalAnswer = 'approve' | 'reject' | ApprovalAnswerObject;
+
+/** The object form of an answer: what events, results and the audit record of it. */
+export type ApprovalAnswerObject =
+  | { readonly decision: 'approve'; readonly args?: unknown }
+  | { readonly decision: 'reject'; readonly message?: string };

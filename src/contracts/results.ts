@@ -9,7 +9,10 @@ declare const outputTypes: unique symbol;
 export interface TurnToolCall {
   readonly id: string;
   readonly name: string;
+  /** The arguments the tool ran with; the model's for a call that did not run. */
   readonly args: unknown;
+  /** The model's arguments, set when an approver edited them (`{ decision: 'approve', args }`): `args` are the edit. */
+  readonly proposedArgs?: unknown;
   readonly result: unknown;
   readonly isError: boolean;
 }

@@ -71,7 +71,10 @@ export interface ToolCallPlace {
 export interface ToolResult {
   readonly toolCallId: string;
   readonly name: string;
+  /** The arguments the tool ran with (validated); the model's for a call that did not run. */
   readonly args: unknown;
+  /** The model's arguments, set when the call ran with others: an approver's edit (`{ decision: 'approve', args }`). */
+  readonly proposedArgs?: unknown;
   /** The JSON value returned by the tool, or the error message when `isError`. */
   readonly result: unknown;
   readonly isError: boolean;

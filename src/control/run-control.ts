@@ -9,6 +9,10 @@ import { isTaskOf } from '../contracts/task-id.js';
 import { hasControlChannel, type ControlChannel, type ControlCommand } from '../contracts/control.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { CheckpointStore } from '../contracts/store.js';
+import type { Tool, ToolSource } from '../contracts/tool.js';
+import { approvalAnswerIssues } from '../policy/approval-answer.js';
+import { editIssues } from '../policy/approval-edits.js';
+import { pendingApprovals } from '../policy/pending-approvals.js';
 import { ConfigError, RunError } from '../errors.js';
 import { createRedactor, RedactValuesSchema } from '../redaction/secret-values.js';
 import { zodIssues } from '../contracts/zod-issues.js';
@@ -26,8 +30,15 @@ export interface ControlRedaction {
 export interface ApproveOptions extends ControlRedaction {
   /** The approval id (a tool call's id, or `task:<taskId>`); may be left out when exactly one is pending. */
   readonly callId?: string;
+  /** `'approve' | 'reject' | { decision: 'approve', args } | { decision: 'reject', message }` (`ApprovalAnswer`). */
   readonly answer: ApprovalAnswer;
   readonly reason?: string;
+  /**
+   * The run's tools (as given to its kernel): edited `args` are checked against the waiting tool's
+   * schema before the answer is stored — a ConfigError naming the bad fields, and nothing stored.
+   * Without them (or for a tool source's tool) the arguments are checked by the resume that applies them.
+   */
+  readonly tools?: readonly (Tool | ToolSource)[];
 }
 
 /** Asks the process running the run to stop it `context_canceled`; a parked or crashed run stops on its next resume. */
@@ -61,6 +72,8 @@ async function requireTask(store: CheckpointStore, runId: string, taskId: string
 
 /** Answers a pending approval of a parked run; returns the approval id answered. */
 export async function approveRun(store: CheckpointStore, runId: string, options: ApproveOptions): Promise<string> {
+  const shape = approvalAnswerIssues(options?.answer, 'answer');
+  if (shape.length > 0) throw new ConfigError({ message: `Invalid answer for run ${runId}`, issues: shape });
   const redact = commandRedactor(options);
   const channel = await openRun(store, runId);
   const result = await store.loadResult(runId);
@@ -68,7 +81,8 @@ export async function approveRun(store: CheckpointStore, runId: string, options:
     throw new RunError({ code: 'approval_not_pending', runId, message: `run ${runId} is not waiting for an approval (${result === undefined ? 'it has not parked' : `it stopped ${result.stop.reason}`})` });
   }
   const answered = await channel.approvalAnswers(runId);
-  const pending = (await pendingApprovals(store, runId)).filter((id) => !answered.has(id));
+  const waiting = (await pendingApprovals(store, runId)).filter((approval) => !answered.has(approval.approvalId));
+  const pending = waiting.map((approval) => approval.approvalId);
   const approvalId = options.callId ?? (pending.length === 1 ? pending[0] : undefined);
   if (options.callId !== undefined && answered.has(options.callId)) {
     throw new RunError({ code: 'approval_answered', runId, message: `run ${runId}: approval ${options.callId} was already answered; an approval is answered once` });
@@ -78,6 +92,8 @@ export async function approveRun(store: CheckpointStore, runId: string, options:
     const what = approvalId === undefined ? 'name the approval with --call (callId)' : `approval ${approvalId} is not pending`;
     throw new RunError({ code: 'approval_not_pending', runId, message: `run ${runId}: ${what}; pending: ${list}` });
   }
+  const edits = editIssues(approvalId, options.answer, waiting, options.tools ?? [], 'answer');
+  if (edits.length > 0) throw new ConfigError({ message: `Invalid answer to approval ${approvalId} of run ${runId}`, issues: edits });
   const command: ControlCommand = { kind: 'approve', approvalId, answer: options.answer, ...(options.reason === undefined ? {} : { reason: options.reason }) };
   await channel.sendControl(runId, redact(command));
   return approvalId;
@@ -89,18 +105,6 @@ function commandRedactor(options: ControlRedaction): (command: ControlCommand) =
   if (!parsed.success) throw new ConfigError({ message: 'Invalid control options', issues: zodIssues(parsed.error, 'redact') });
   const redactor = createRedactor({ redact: parsed.data ?? [], models: [] });
   return (command) => redactor.value(command);
-}
-
-/** The approvals the run's last segment asked for: its `require_approval` decisions since its last start. */
-async function pendingApprovals(store: CheckpointStore, runId: string): Promise<string[]> {
-  const events = await store.readEvents(runId);
-  let start = 0;
-  events.forEach((event, index) => {
-    if (event.type === 'workflow_start') start = index;
-  });
-  return events.slice(start).flatMap((event) =>
-    event.type === 'policy_decision' && event.decision === 'require_approval' ? [event.approvalId ?? event.toolCallId ?? `task:${event.taskId ?? ''}`] : [],
-  );
 }
 
 async function openRun(store: CheckpointStore, runId: string): Promise<CheckpointStore & ControlChannel> {

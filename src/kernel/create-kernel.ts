@@ -40,7 +40,12 @@ export interface ResumeOptions {
    * each change; with it the run goes on and a `workflow_changed` event records what changed.
    */
   readonly acceptChange?: boolean;
-  /** Answers to parked approvals, by approval id (a tool call's id, or `task:<taskId>`). */
+  /**
+   * Answers to parked approvals, by approval id (a tool call's id, or `task:<taskId>`):
+   * `'approve' | 'reject' | { decision: 'approve', args } | { decision: 'reject', message }`.
+   * Checked before the run is touched: a malformed answer, or `args` the waiting tool's schema
+   * refuses, rejects with a ConfigError naming every field (docs/operations.md).
+   */
   readonly approvals?: Readonly<Record<string, ApprovalAnswer>>;
 }
 
@@ -50,7 +55,7 @@ export interface Kernel {
    * tasks. Tasks given as a literal type the run's outputs by id (docs/api.md, "Typed outputs").
    */
   start<const Tasks extends readonly TaskInput[] = readonly TaskInput[]>(tasks?: Tasks, options?: StartOptions): WorkflowRun<OutputsOf<Tasks>>;
-  /** Continues a run from its last checkpoint. Rejects with RunError when it cannot be resumed. */
+  /** Continues a run from its last checkpoint. Rejects with RunError when it cannot be resumed, ConfigError on invalid approvals. */
   resume(runId: string, options?: ResumeOptions): Promise<WorkflowRun>;
   /**
    * Time travel: a new run that starts from a point of `runId`'s history (docs/time-travel.md).

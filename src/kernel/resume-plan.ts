@@ -1,7 +1,6 @@
 import { finishedTasks } from '../audit/build-audit.js';
 import { RESUMABLE_REASONS, isResumableStop } from '../contracts/stop-rules.js';
 import { rebuiltOrThrow } from '../checkpoint/read-checkpoint.js';
-import { hasControlChannel } from '../contracts/control.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import { clearQueue, enqueue, type MessageQueues } from '../contracts/queues.js';
@@ -16,6 +15,7 @@ import { fingerprintChanges } from './fingerprint-changes.js';
 import { RunFence } from './fenced-store.js';
 import { acquireRunLease, heldError } from './run-lease.js';
 import type { LaunchPlan } from './launch-run.js';
+import { resumeApprovals } from './resume-approvals.js';
 
 
 /**
@@ -79,13 +79,15 @@ export async function loadResumePlan(
   // A changed workflow is refused before anything is taken (DESIGN §15), unless accepted.
   const changes = record.fingerprint === undefined ? [] : fingerprintChanges(record.fingerprint, workflow.fingerprint);
   if (changes.length > 0 && options.acceptChange !== true) throw workflowChanged(runId, changes);
+  // Checked before the lease is taken: invalid answers leave the run as it was.
+  const approvals = await resumeApprovals(deps, runId, options.approvals);
   const askedAt = performance.now();
   const lease = await acquireRunLease(store, runId, holder, deps.loop.leaseMs);
   if (!lease.acquired) throw heldError(runId, lease);
   const fence = new RunFence(runId, askedAt);
   fence.set(lease.token);
   try {
-    const plan = await readProgress(deps, runId, record, finished, workflow.digest, options);
+    const plan = await readProgress(deps, runId, record, finished, workflow.digest, { ...(options.signal === undefined ? {} : { signal: options.signal }), approvals });
     if (changes.length === 0) return { ...plan, fence };
     await store.updateFingerprint?.(runId, workflow.fingerprint, lease.token);
     return { ...plan, fence, accepted: { changes, by: holder } };
@@ -110,7 +112,7 @@ async function readProgress(
   record: RunRecord,
   finished: WorkflowResult | undefined,
   digest: string,
-  options: ResumeRequest,
+  options: { readonly signal?: AbortSignal; readonly approvals: ReadonlyMap<string, ApprovalAnswer> },
 ): Promise<ProgressPlan> {
   const { store } = deps;
   const checkpoint = rebuiltOrThrow(await store.loadCheckpoint(runId), runId);
@@ -135,8 +137,7 @@ async function readProgress(
     tasks: record.tasks,
     progress,
     resumed: true,
-    // Answers sent from other processes (`dualloop approve`), then the caller's, which win.
-    approvals: new Map([...(hasControlChannel(store) ? await store.approvalAnswers(runId) : []), ...Object.entries(options.approvals ?? {})]),
+    approvals: options.approvals,
     lastEventSeq,
     ...(checkpoint === undefined ? {} : { checkpoint }),
     signal: options.signal,

@@ -198,6 +198,7 @@ function turnResult(context: TurnContext, at: number, stop: StopCondition | unde
     id: tool.toolCallId,
     name: tool.name,
     args: tool.args,
+    ...(tool.proposedArgs === undefined ? {} : { proposedArgs: tool.proposedArgs }),
     result: tool.result,
     isError: tool.isError,
   }));

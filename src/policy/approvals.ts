@@ -1,14 +1,17 @@
-import type { ApprovalAnswer } from '../contracts/policy.js';
+import type { ApprovalAnswer, ApprovalAnswerObject } from '../contracts/policy.js';
+import { answerObject } from './approval-answer.js';
 
 /**
  * What a `require_approval` verdict comes to once the answers given to `resume` are looked up:
  * `allow` (approved), `deny` (rejected) or `require_approval` (no answer yet: the run parks).
- * `reason` is what the `policy_decision` event says.
+ * `reason` is what the `policy_decision` event says; `answer`, the answer that decided it, in its
+ * object form: an approval's edited `args`, a rejection's `message` for the model.
  */
 export interface ApprovalDecision {
   readonly approvalId: string;
   readonly decision: 'allow' | 'deny' | 'require_approval';
   readonly reason: string;
+  readonly answer?: ApprovalAnswerObject;
 }
 
 /**
@@ -21,8 +24,12 @@ export function decideApproval(
   approvals: ReadonlyMap<string, ApprovalAnswer>,
 ): ApprovalDecision {
   const approvalId = verdict.approvalId ?? defaultId;
-  const answer = approvals.get(approvalId);
-  if (answer === 'approve') return { approvalId, decision: 'allow', reason: `approved: ${verdict.reason}` };
-  if (answer === 'reject') return { approvalId, decision: 'deny', reason: `approval rejected: ${verdict.reason}` };
-  return { approvalId, decision: 'require_approval', reason: verdict.reason };
+  const given = approvals.get(approvalId);
+  if (given === undefined) return { approvalId, decision: 'require_approval', reason: verdict.reason };
+  const answer = answerObject(given);
+  if (answer.decision === 'approve') {
+    const how = answer.args === undefined ? 'approved' : 'approved with edited arguments';
+    return { approvalId, decision: 'allow', reason: `${how}: ${verdict.reason}`, answer };
+  }
+  return { approvalId, decision: 'deny', reason: `approval rejected: ${verdict.reason}`, answer };
 }

@@ -1,26 +1,21 @@
 import type { ToolInvocation } from '../contracts/hooks.js';
 import type { ToolCall } from '../contracts/messages.js';
-import type { PolicyVerdict } from '../contracts/policy.js';
 import type { Tool, ToolCallPlace, ToolResult } from '../contracts/tool.js';
-import { DELEGATE, isAgentTool, isDelegatedOutput, isParkedOutput, type ParkedOutput } from '../contracts/delegation.js';
+import { DELEGATE, isAgentTool, isDelegatedOutput, isParkedOutput } from '../contracts/delegation.js';
 import type { TaskAtCall } from '../contracts/turn-protocol.js';
 import { describeError } from '../errors.js';
 import type { Guardrail, GuardrailSpend } from '../contracts/guardrails.js';
 import { addUsage } from '../contracts/usage.js';
 import { guardToolCall, guardToolResult, type ToolGuardScope } from '../guardrails/tool-guardrails.js';
-import { decideApproval } from '../policy/approvals.js';
 import { boundValue } from './bounded-value.js';
 import { CANCELLED, executeTool } from './execute-tool.js';
+import { ToolHookFailure } from './tool-hook-failure.js';
+import { checkToolPolicy, parkedResult } from './tool-policy.js';
 import type { ToolCallDeps, ToolRun } from './tool-port.js';
 import { executedResult, refusedResult } from './tool-results.js';
 import { malformedArgumentsResult, unknownToolResult, validateArguments } from './validate-arguments.js';
 
-/** A hook (before/after/policy) threw, or the store refused to record the result: the task ends `error`. */
-export class ToolHookFailure extends Error {
-  constructor(readonly scope: 'hook' | 'policy' | 'store', message: string) {
-    super(message);
-  }
-}
+export { ToolHookFailure } from './tool-hook-failure.js';
 
 export interface ToolCallScope {
   readonly deps: ToolCallDeps;
@@ -55,7 +50,7 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope, position
   const turnScope = { taskId: scope.taskId, taskIndex: scope.taskIndex, turn: scope.turn };
   const startedAt = scope.deps.clock.now();
   let ended = false;
-  const end = (outcome: { result: unknown; isError: boolean; executed: boolean; replayed?: boolean }) => {
+  const end = (outcome: { result: unknown; isError: boolean; executed: boolean; replayed?: boolean; args?: unknown; proposedArgs?: unknown }) => {
     if (ended) return;
     ended = true;
     run.emit({
@@ -68,6 +63,7 @@ export async function runToolCall(call: ToolCall, scope: ToolCallScope, position
       executed: outcome.executed,
       replayed: outcome.replayed === true,
       durationMs: Math.max(0, scope.deps.clock.now() - startedAt),
+      ...(outcome.proposedArgs === undefined ? {} : { executedArgs: outcome.args }),
     });
   };
   const onCancel = () => end({ result: CANCELLED, isError: true, executed: true });
@@ -107,8 +103,14 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   const tripped = guard === undefined ? undefined : await guardToolCall(call, args.value, guard);
   if (tripped !== undefined) return tripped;
 
-  const refusal = await checkPolicy(call, args.value, scope);
-  if (refusal !== undefined) return refusal;
+  const policy = await checkToolPolicy(call, args.value, scope);
+  if (policy.refusal !== undefined) return policy.refusal;
+  // An approver's edit is what runs, checked as the model's arguments were; invalid, nothing runs (ADR/0470).
+  const { edit } = policy;
+  if (edit !== undefined) {
+    args = validateArguments(tool, edit.args);
+    if (!args.ok) throw new ToolHookFailure('policy', `approval ${edit.approvalId}: the approver's arguments are invalid, so the call was not run: ${args.message}`);
+  }
 
   const invocation: ToolInvocation = { runId: run.runId, taskId: scope.taskId, turn: scope.turn, toolCallId: call.id, name: call.name, args: args.value };
   const { beforeToolCall, afterToolCall } = deps.tools;
@@ -144,8 +146,10 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
     }
   }
   // The model sees the result as it is recorded, secrets redacted: the same live and replayed (ADR/0100).
-  const built = executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits);
-  const executed = guard === undefined ? built : await guardToolResult(call, built, guard);
+  const ran = executedResult(call, args.value, value, isError, outcome.terminate && !isError, deps.tools.limits);
+  const built = guard === undefined ? ran : await guardToolResult(call, ran, guard);
+  // Proposed and executed arguments are kept apart when an approver edited them.
+  const executed = edit === undefined ? built : { ...built, proposedArgs: call.args };
   const result = withCharge(deps.redactor.value(delegated === undefined ? executed : { ...executed, delegated: delegated.run }), tally);
   // A call cut by a cancel did not complete: a resume runs it again instead of replaying the cut.
   if (run.store !== undefined && outcome.cancelled !== true) {
@@ -206,44 +210,6 @@ async function guardHook<T>(name: string, hook: () => T | Promise<T>): Promise<T
   } catch (error) {
     throw new ToolHookFailure('hook', `${name} threw: ${describeError(error)}`);
   }
-}
-
-async function checkPolicy(call: ToolCall, args: unknown, scope: ToolCallScope): Promise<ToolResult | undefined> {
-  const { deps, run } = scope;
-  const gate = deps.policy.checkToolCall;
-  if (gate === undefined) return undefined;
-  let verdict: PolicyVerdict;
-  try {
-    verdict = await gate({ runId: run.runId, taskId: scope.taskId, toolCallId: call.id, name: call.name, args, spent: scope.spent }, scope.signal);
-  } catch (error) {
-    throw new ToolHookFailure('policy', `policy gate threw on tool "${call.name}": ${describeError(error)}`);
-  }
-  const decision = { taskId: scope.taskId, taskIndex: scope.taskIndex, toolCallId: call.id, toolName: call.name };
-  if (verdict.decision === 'require_approval') {
-    const approval = decideApproval(verdict, call.id, run.approvals);
-    const { approvalId } = approval;
-    run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: approval.decision, reason: approval.reason, approvalId });
-    if (approval.decision === 'allow') return undefined;
-    if (approval.decision === 'deny') {
-      return refusedResult(call, `rejected by the approver: ${verdict.reason}`, { policy: { decision: 'deny', reason: verdict.reason, approvalId } });
-    }
-    return refusedResult(call, `awaiting approval (${approvalId}): ${verdict.reason}`, {
-      policy: { decision: 'require_approval', reason: verdict.reason, approvalId },
-    });
-  }
-  run.emit({ type: 'policy_decision', subject: 'tool', ...decision, decision: verdict.decision, reason: verdict.reason ?? 'allowed' });
-  if (verdict.decision === 'allow') return undefined;
-  return refusedResult(call, `denied by policy: ${verdict.reason}`, {
-    policy: { decision: 'deny', reason: verdict.reason, ...(verdict.halt === true ? { halt: true } : {}) },
-  });
-}
-
-/** The result of an agent tool whose child parked: awaiting the child's approvals, as a policy gate's would be. */
-function parkedResult(call: ToolCall, parked: ParkedOutput, scope: ToolCallScope): ToolResult {
-  const approvalId = parked.approvalIds.join(', ');
-  const reason = `child run ${parked.runId} is awaiting approval: ${parked.detail}`;
-  scope.run.emit({ type: 'policy_decision', subject: 'tool', taskId: scope.taskId, taskIndex: scope.taskIndex, toolCallId: call.id, toolName: call.name, decision: 'require_approval', reason, approvalId });
-  return { ...refusedResult(call, `awaiting approval (${approvalId}): ${reason}`, { policy: { decision: 'require_approval', reason, approvalId } }), executed: true };
 }
 
 /** Runs `execute` under the tool's timeout (on the injected clock) and the batch signal. */

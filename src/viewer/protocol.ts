@@ -105,4 +105,6 @@ export interface RunsResponse {
   readonly selected: string | undefined;
   /** The viewer was started with control: "fork from here" is enabled (`POST /api/runs/<runId>/fork`). */
   readonly control: boolean;
+  /** The control answers approvals: a parked run's approvals can be answered, arguments edited (`POST /api/runs/<runId>/approve`). */
+  readonly approve: boolean;
 }

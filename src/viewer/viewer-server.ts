@@ -3,6 +3,7 @@ import type { Bounds } from '../contracts/bounds.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
 import { describeError } from '../errors.js';
 import { accessChecker, validateAccess, withToken, type AccessVerdict } from './access-control.js';
+import { handleApproveRequest } from './approve-route.js';
 import { handleForkRequest } from './fork-route.js';
 import type { ViewerControl } from './viewer-control.js';
 import { DEFAULT_HOST, listen, originOf, sendJson, sendText, startEventStream } from './local-http.js';
@@ -77,11 +78,13 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     const path = url.pathname;
     const fork = /^\/api\/runs\/([^/]+)\/fork$/.exec(path);
     if (fork !== null) return handleForkRequest(request, response, decodeURIComponent(fork[1]!), options.control);
+    const approve = /^\/api\/runs\/([^/]+)\/approve$/.exec(path);
+    if (approve !== null) return handleApproveRequest(request, response, decodeURIComponent(approve[1]!), options.control);
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'method not allowed');
     if (path === '/api/machines') return sendJson(response, 200, machines);
     if (path === '/api/runs') {
       const runs = await options.store.listRuns({ limit: 100 });
-      return sendJson(response, 200, { runs, selected: options.runId ?? runs[0]?.runId, control: options.control !== undefined } satisfies RunsResponse);
+      return sendJson(response, 200, { runs, selected: options.runId ?? runs[0]?.runId, control: options.control !== undefined, approve: options.control?.approve !== undefined } satisfies RunsResponse);
     }
     const stream = /^\/api\/runs\/([^/]+)\/stream$/.exec(path);
     if (stream !== null) {

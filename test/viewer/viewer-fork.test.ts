@@ -1,8 +1,8 @@
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, createKernel, memoryStore } from 'dualloop';
 import { startViewer, type Viewer, type ViewerControl } from 'dualloop/viewer';
 import { scriptedModel } from 'dualloop/testing';
+import { post } from './post-request.js';
 
 let viewer: Viewer | undefined;
 afterEach(async () => {
@@ -16,19 +16,6 @@ async function finishedRun() {
   await kernel.start(['work'], { runId: 'source' }).result;
   const control: ViewerControl = { fork: async (runId, at) => (await kernel.fork(runId, { at, runId: 'forked' })).runId };
   return { store, control };
-}
-
-/** A POST as a browser would send it, with the headers under test. */
-function post(current: Viewer, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const sent = request({ host: current.host, port: current.port, path, method: 'POST', headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-    });
-    sent.on('error', reject);
-    sent.end(body);
-  });
 }
 
 describe('the viewer’s fork control', () => {

@@ -3,6 +3,9 @@ import { formatForkPoint } from '../../contracts/fork.js';
 import type { WorkflowRun } from '../../kernel/workflow-run.js';
 import { startViewer, type Viewer, type ViewerControl } from '../../viewer/index.js';
 import { forkStoredRun } from '../fork-run.js';
+import { approveRun } from '../../control/run-control.js';
+import { editedArgs } from '../../policy/approval-answer.js';
+import { manifestTools } from '../approval-flags.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { openCommandStore, type CommandStore } from '../store-target.js';
@@ -40,7 +43,7 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
         ...(flags.port === undefined ? {} : { port: flags.port }),
         ...(runId === undefined ? {} : { runId }),
         bounds: async (id) => launchBounds(await opened.launches.load(id).catch(() => undefined)),
-        ...(flags.control === true ? { control: forkControl(opened, io, forks) } : {}),
+        ...(flags.control === true ? { control: viewerControl(opened, io, forks) } : {}),
       });
     } catch (error) {
       complain(io, describeListenError(error, flags));
@@ -48,7 +51,7 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
     }
     if (beyondLoopback) complain(io, nonLoopbackWarning(flags.host!));
     io.stdout.write(`viewer: ${viewer.url}\n`);
-    io.stderr.write(`serving until Ctrl-C${flags.control === true ? ' (control enabled: the timeline can fork runs)' : ''}\n`);
+    io.stderr.write(`serving until Ctrl-C${flags.control === true ? ' (control enabled: the page can fork runs and answer approvals)' : ''}\n`);
     await untilInterrupted();
     return EXIT.completed;
   } finally {
@@ -60,9 +63,19 @@ export async function viewCommand(runId: string | undefined, flags: ViewFlags, i
   }
 }
 
-/** The viewer's control: a fork runs in this process, its events reach the page through the store. */
-function forkControl(opened: CommandStore, io: CommandIO, forks: Set<WorkflowRun>): ViewerControl {
+/**
+ * The viewer's control: a fork runs in this process, its events reach the page through the store;
+ * an approval is stored for the run's next resume, edited arguments checked as `dualloop approve` checks them.
+ */
+function viewerControl(opened: CommandStore, io: CommandIO, forks: Set<WorkflowRun>): ViewerControl {
   return {
+    async approve(runId, { approvalId, answer }) {
+      const checked = editedArgs(answer) === undefined ? {} : await manifestTools(opened, runId, undefined, io.cwd);
+      if ('problem' in checked) throw new ConfigError({ message: `the arguments for run ${runId} cannot be checked`, issues: [{ path: 'manifest', message: checked.problem }] });
+      const answered = await approveRun(opened.store, runId, { callId: approvalId, answer, ...(checked.tools === undefined ? {} : { tools: checked.tools }) });
+      io.stderr.write(`approval ${answered} of run ${runId} answered from the viewer; it applies when the run is resumed\n`);
+      return answered;
+    },
     async fork(sourceRunId, at) {
       const outcome = await forkStoredRun(opened, { sourceRunId, at }, io.cwd);
       if (!outcome.ok) {

@@ -65,11 +65,16 @@ export function createTaskGate(deps: KernelDeps, registry: RunRegistry) {
       return { decision: 'deny', at, stop: { reason: 'policy_denied', detail: `task "${task.id}" denied by policy: ${verdict.reason}`, at } };
     }
     const approval = decideApproval(verdict, `task:${task.id}`, run.approvals);
-    const { approvalId } = approval;
-    run.emit({ type: 'policy_decision', ...scope, decision: approval.decision, reason: approval.reason, approvalId });
+    const { approvalId, answer } = approval;
+    if (answer?.decision === 'approve' && answer.args !== undefined) {
+      // A task has no arguments to edit; `resume` refuses this answer when it knows the approval is a task's (ADR/0470).
+      throw new FailureError({ code: 'policy_failed', message: `approval ${approvalId} of task "${task.id}" was answered with args, but a task's approval takes none` });
+    }
+    run.emit({ type: 'policy_decision', ...scope, decision: approval.decision, reason: approval.reason, approvalId, ...(answer === undefined ? {} : { answer }) });
     if (approval.decision === 'allow') return { decision: 'allow', at };
     if (approval.decision === 'deny') {
-      return { decision: 'deny', at, stop: { reason: 'policy_denied', detail: `task "${task.id}": approval ${approvalId} rejected`, at } };
+      const message = answer?.decision === 'reject' && answer.message !== undefined ? `: ${answer.message}` : '';
+      return { decision: 'deny', at, stop: { reason: 'policy_denied', detail: `task "${task.id}": approval ${approvalId} rejected${message}`, at } };
     }
     return {
       decision: 'require_approval',

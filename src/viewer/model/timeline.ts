@@ -98,7 +98,13 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
         summary: `${event.name} ${event.isError ? 'failed' : 'done'}${how} in ${Math.round(event.durationMs)} ms`,
         tone: event.isError ? 'error' : 'tool',
         details: [
-          { label: 'arguments', value: argsByCall.get(event.toolCallId) },
+          // An approver's edit: the model's arguments and the ones the tool ran with, apart.
+          ...(event.executedArgs === undefined
+            ? [{ label: 'arguments', value: argsByCall.get(event.toolCallId) }]
+            : [
+                { label: 'proposed arguments', value: argsByCall.get(event.toolCallId) },
+                { label: 'executed arguments (edited by the approver)', value: event.executedArgs },
+              ]),
           { label: 'result', value: event.result },
         ],
       };
@@ -107,7 +113,8 @@ function describeEvent(event: KernelEvent, argsByCall: ReadonlyMap<string, unkno
       return plain(`checkpoint after ${event.kind === 'task' ? `task ${event.taskId}` : `turn ${event.turn ?? '?'}`}`);
     case 'policy_decision': {
       const subject = event.subject === 'tool' ? `tool ${event.toolName ?? '?'}` : `task ${event.taskId}`;
-      return { summary: `policy ${event.decision} ${subject}: ${event.reason}`, tone: event.decision === 'allow' ? 'plain' : 'stop', details: [] };
+      const details = event.answer === undefined ? [] : [{ label: 'approver\'s answer', value: event.answer }];
+      return { summary: `policy ${event.decision} ${subject}: ${event.reason}`, tone: event.decision === 'allow' ? 'plain' : 'stop', details };
     }
     case 'message_queued':
       return plain(`${event.queue} message queued`, [{ label: 'message', value: event.content }]);

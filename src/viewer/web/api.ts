@@ -1,6 +1,7 @@
 import type { AuditReport } from '../../contracts/audit.js';
 import type { KernelEvent } from '../../contracts/events.js';
 import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
+import type { ApprovalAnswer } from '../../contracts/policy.js';
 import type { MachineGraphs, RunInfo, RunsResponse } from '../protocol.js';
 
 async function getJson<T>(path: string): Promise<T> {
@@ -30,6 +31,25 @@ export async function forkRun(runId: string, at: ForkPoint): Promise<string> {
     throw new Error(`fork ${runId} at ${formatForkPoint(at)}: ${message}`);
   }
   return (JSON.parse(text) as { runId: string }).runId;
+}
+
+/** Answers a parked approval of `runId` (src/viewer/approve-route.ts); rejects with the server's words, every refused field named. */
+export async function approveCall(runId: string, approvalId: string, answer: ApprovalAnswer): Promise<void> {
+  const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/approve`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ approvalId, answer }),
+  });
+  if (response.ok) return;
+  const text = await response.text();
+  let message = text;
+  try {
+    const body = JSON.parse(text) as { error?: string };
+    message = body.error ?? text;
+  } catch {
+    // a plain-text refusal
+  }
+  throw new Error(message);
 }
 
 export interface RunStreamHandlers {

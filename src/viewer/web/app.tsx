@@ -7,7 +7,9 @@ import { timelineLanes } from '../model/lanes.js';
 import { taskGraphAt, taskGraphShape } from '../model/task-graph.js';
 import { timelineRows } from '../model/timeline.js';
 import type { MachineGraphs } from '../protocol.js';
-import { fetchMachines, fetchRuns, forkRun } from './api.js';
+import { approveCall, fetchMachines, fetchRuns, forkRun } from './api.js';
+import { ApprovalPanel } from './approval-panel.js';
+import { waitingApprovals } from '../model/waiting-approvals.js';
 import { runTree } from '../model/run-tree.js';
 import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
 import { GaugesPanel } from './gauges-panel.js';
@@ -28,11 +30,13 @@ export function App() {
   const [runId, setRunId] = useState<string | undefined>(new URLSearchParams(location.search).get('run') ?? undefined);
   const [failure, setFailure] = useState<string | undefined>(undefined);
   const [control, setControl] = useState(false);
+  const [approves, setApproves] = useState(false);
   const loadRuns = () =>
     fetchRuns().then(
       (response) => {
         setRuns(response.runs);
         setControl(response.control);
+        setApproves(response.approve);
         setRunId((current) => current ?? response.selected);
       },
       (error: unknown) => setFailure(String(error)),
@@ -63,6 +67,7 @@ export function App() {
   const states = useMemo(() => activeStatesAt(run.events, cursor), [run.events, cursor]);
   const progress = useMemo(() => run.events.slice(0, cursor).reduce(reduceProgress, INITIAL_PROGRESS), [run.events, cursor]);
   const rows = useMemo(() => timelineRows(run.events), [run.events]);
+  const approvals = useMemo(() => waitingApprovals(run.events), [run.events]);
   // A graph run (tasks with dependsOn or forEach) gets its task graph and a lane per branch; a list, neither.
   const shape = useMemo(() => (run.info === undefined ? undefined : taskGraphShape(run.info.tasks)), [run.info]);
   const taskGraph = useMemo(() => (run.info === undefined ? undefined : taskGraphAt(run.info.tasks, run.events, cursor)), [run.info, run.events, cursor]);
@@ -141,6 +146,12 @@ export function App() {
           </>
         )}
       </div>
+      <ApprovalPanel
+        key={runId}
+        approvals={approvals}
+        onAnswer={approves && runId !== undefined ? (approvalId, answer) => approveCall(runId, approvalId, answer) : undefined}
+        onOpenRun={choose}
+      />
       <GaugesPanel gauges={gauges} taskTitle={task === undefined ? 'task' : `task ${task.index + 1} ${task.taskId}`} />
       {shape === undefined || taskGraph === undefined || lanes === undefined ? null : (
         <div class="graph-run">

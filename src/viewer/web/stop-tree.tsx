@@ -1,5 +1,6 @@
 import type { JSX } from 'preact';
-import type { AuditCompaction, AuditGraphTask, AuditReport, AuditTask, AuditWrapUp } from '../../contracts/audit.js';
+import type { AuditCompaction, AuditGraphTask, AuditPolicyDecision, AuditReport, AuditTask, AuditWrapUp } from '../../contracts/audit.js';
+import { answerSummary, shortJson } from '../../policy/approval-answer.js';
 import type { StopBound, StopCondition } from '../../contracts/stop.js';
 import { formatDuration, formatGaugeValue } from '../model/gauges.js';
 
@@ -37,7 +38,7 @@ export function StopTree({ audit }: { readonly audit: AuditReport | undefined })
             {audit.policyDecisions.map((decision) => (
               <li key={decision.seq} data-decision={decision.decision}>
                 <b>{decision.decision}</b> {decision.subject === 'tool' ? `tool ${decision.toolName ?? '?'} (${decision.taskId})` : `task ${decision.taskId}`}: {decision.reason}
-                {decision.approvalId === undefined ? '' : ` [approval ${decision.approvalId}]`}
+                {decision.approvalId === undefined ? '' : ` [approval ${decision.approvalId}${answerText(decision.answer)}]`}
               </li>
             ))}
           </ul>
@@ -118,7 +119,7 @@ function taskItem(task: AuditTask, label = `task ${task.index + 1}`, after: JSX.
             <li key={turn.turn}>
               turn {turn.turn}
               {turn.compaction === undefined ? null : <> · {compactionText(turn.compaction)}</>}
-              {turn.toolCalls.length === 0 ? '' : ` · ${turn.toolCalls.map((call) => `${call.name}${call.isError ? '✗' : ''}`).join(', ')}`}
+              {turn.toolCalls.length === 0 ? '' : ` · ${turn.toolCalls.map((call) => `${call.name}${call.isError ? '✗' : ''}${call.proposedArgs === undefined ? '' : ` ${shortJson(call.proposedArgs, 80)} → edited ${shortJson(call.args, 80)}`}`).join(', ')}`}
               {turn.stop === undefined ? '' : ` · `}
               {turn.stop === undefined ? null : stopText(turn.stop)} · {formatDuration(turn.runtimeMs)}
             </li>
@@ -171,4 +172,10 @@ export function reasonClass(reason: StopCondition['reason']): string {
   if (reason === 'context_canceled') return 'canceled';
   if (reason === 'error' || reason === 'policy_denied' || reason === 'awaiting_approval') return 'refused';
   return 'bound';
+}
+
+/** `, args edited to {…}` / `, the model was told: "…"`: what an approver's answer changed. */
+function answerText(answer: AuditPolicyDecision['answer']): string {
+  const summary = answerSummary(answer);
+  return summary === undefined ? '' : `, ${summary}`;
 }
