@@ -9,6 +9,7 @@ import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { QueueName } from '../contracts/queues.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
+import type { RunParent } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
 import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
@@ -62,8 +63,11 @@ export interface LaunchPlan {
   readonly previousTraceParent?: string;
   /** The run's lease token, which every write of the run carries (ADR/0180). */
   readonly fence: RunFence;
-  /** A delegated run (`agentTool`): its depth below the root run, and its parent's ledger, which it charges too. */
-  readonly delegation?: { readonly depth: number; readonly parentSpend: SpendLedger };
+  /**
+   * A delegated run (`agentTool`): its depth below the root run, its parent's ledger, which it charges
+   * too, the call that started it, and that call's span (`traceparent`), under which it is traced.
+   */
+  readonly delegation?: { readonly depth: number; readonly parentSpend: SpendLedger; readonly parent: RunParent; readonly traceParent: string | undefined };
 }
 
 export interface KernelInternals {
@@ -119,7 +123,8 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
     listeners.push(guardedListener(loggerListener(deps.events.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
   }
   listeners.push(storeListener(store, (detail) => failRun('store', detail)));
-  const spans = deps.events.tracing?.startRun({ runId, name: deps.loop.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
+  const delegatedBy = plan.delegation === undefined ? undefined : { ...plan.delegation.parent, traceParent: plan.delegation.traceParent };
+  const spans = deps.events.tracing?.startRun({ runId, name: deps.loop.name, resumed: plan.resumed, previous: plan.previousTraceParent, parent: delegatedBy, startTime: clock.now() });
   if (spans !== undefined) listeners.push(spans.listener);
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq, new EventRedaction(deps.redactor));
   const runController = new AbortController();
@@ -161,6 +166,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
     },
   };
   if (internals.delegation !== undefined) runtime.delegate = internals.delegation(runtime);
+  if (spans !== undefined) runtime.toolTraceParent = spans.toolTraceParent;
   registry.set(runId, runtime);
   const releaseLease = leases.keep(runId, fence, onLeaseTrouble);
 
