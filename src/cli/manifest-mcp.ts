@@ -1,12 +1,8 @@
 import type { KernelOptions } from '../kernel/options.js';
 import type { LoadedManifest } from '../manifest/load-manifest.js';
-import type { McpServerConfig } from '../mcp/mcp-config.js';
-import { mcpTools } from '../mcp/mcp-tools.js';
-import { describeError } from '../errors.js';
+import { manifestMcpSource } from '../manifest/manifest-mcp-source.js';
 
 export type ManifestMcp = { readonly options: KernelOptions } | { readonly error: string };
-
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
  * `run`, `resume`, `fork` and `worker` (never `validate`) add the manifest's MCP servers to the
@@ -17,40 +13,7 @@ const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 export function addManifestMcp(loaded: LoadedManifest, options: KernelOptions, environment: NodeJS.ProcessEnv = process.env): ManifestMcp {
   const block = loaded.manifest.mcp;
   if (block === undefined) return { options };
-  const missing: string[] = [];
-  const expand = (values: Readonly<Record<string, string>> | undefined, at: string) =>
-    values === undefined
-      ? undefined
-      : Object.fromEntries(
-          Object.entries(values).map(([key, value]) => [
-            key,
-            value.replace(VARIABLE, (_match, name: string) => {
-              const found = environment[name];
-              if (found === undefined) missing.push(`${at}.${key}: the environment variable ${name} is not set`);
-              return found ?? '';
-            }),
-          ]),
-        );
-  const servers: Record<string, McpServerConfig> = {};
-  for (const [name, config] of Object.entries(block.servers)) {
-    const at = `mcp.servers.${name}`;
-    if ('url' in config) {
-      const headers = expand(config.headers, `${at}.headers`);
-      servers[name] = { url: config.url, ...(headers === undefined ? {} : { headers }) };
-    } else {
-      const env = expand(config.env, `${at}.env`);
-      servers[name] = { ...config, ...(env === undefined ? {} : { env }) };
-    }
-  }
-  if (missing.length > 0) return { error: missing.join('\n') };
-  try {
-    const source = mcpTools({
-      servers,
-      ...(block.startTimeoutMs === undefined ? {} : { startTimeoutMs: block.startTimeoutMs }),
-      ...(block.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: block.toolTimeoutMs }),
-    });
-    return { options: { ...options, tools: [...(options.tools ?? []), source] } };
-  } catch (error) {
-    return { error: describeError(error) };
-  }
+  const made = manifestMcpSource(block, environment);
+  if ('error' in made) return made;
+  return { options: { ...options, tools: [...(options.tools ?? []), made.source] } };
 }

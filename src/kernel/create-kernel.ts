@@ -160,7 +160,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
       holder,
       fence,
       ...(ready === undefined ? {} : { ready }),
-      ...(delegated === undefined ? {} : { outerBounds: childOuterBounds(deps.loop.bounds.outer, delegated.room), delegation: { depth: delegated.depth, parentSpend: delegated.parentSpend } }),
+      ...(delegated === undefined ? {} : { outerBounds: childOuterBounds(deps.loop.bounds.outer, delegated.room), delegation: delegated }),
     });
   };
 
@@ -203,7 +203,7 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
         progress: plan.progress ?? EMPTY_PROGRESS,
         holder,
         outerBounds: childOuterBounds(deps.loop.bounds.outer, launch.room),
-        delegation: { depth: launch.depth, parentSpend: launch.parentSpend },
+        delegation: launch,
       });
     },
     async fork(sourceRunId, forkOptions) {

@@ -37,6 +37,8 @@ export interface ChildLaunch {
   readonly parentSpend: SpendLedger;
   readonly room: Room;
   readonly approvals: Readonly<Record<string, unknown>>;
+  /** The parent's span of the call (`traceparent`) when the parent is traced: the child's spans nest under it. */
+  readonly traceParent: string | undefined;
 }
 
 export interface ChildKernel {
@@ -45,9 +47,22 @@ export interface ChildKernel {
   resumeChild(launch: ChildLaunch): Promise<WorkflowRun>;
 }
 
+/** Where a delegating call is in its run: its task (and fan-out item), turn and position in the model's answer. */
+export interface CallPlace {
+  readonly taskIndex: number;
+  readonly item: number | undefined;
+  readonly turn: number;
+  readonly position: number;
+}
+
 /** A child run's id: the parent's, then the call's place — the same on every resume of the parent. */
 export function childRunId(parentRunId: string, call: DelegatingCall): string {
-  const place = `t${call.taskIndex}${call.task.spec.item === undefined ? '' : `i${call.task.spec.item.position}`}.${call.turn}.${call.position}`;
+  return childRunIdAt(parentRunId, { taskIndex: call.taskIndex, item: call.task.spec.item?.position, turn: call.turn, position: call.position });
+}
+
+/** The id of the child run a call at `at` starts (the viewer finds a run's children by it). */
+export function childRunIdAt(parentRunId: string, at: CallPlace): string {
+  const place = `t${at.taskIndex}${at.item === undefined ? '' : `i${at.item}`}.${at.turn}.${at.position}`;
   const id = `${parentRunId}.${place}`;
   if (id.length <= 128) return id;
   const hash = createHash('sha256').update(id).digest('hex').slice(0, 16);
@@ -124,7 +139,16 @@ export function runDelegation(run: RunRuntime, deps: KernelDeps, childKernel: (o
       if (cramped !== undefined) return { kind: 'refused', code: 'delegation_no_room', message: cramped };
       const kernel = childKernel(options);
       const runId = childRunId(run.runId, call);
-      const launch: ChildLaunch = { runId, signal: call.signal, parent: { runId: run.runId, toolCallId: call.toolCallId }, depth, parentSpend: run.spend, room, approvals: Object.fromEntries(run.approvals) };
+      const launch: ChildLaunch = {
+        runId,
+        signal: call.signal,
+        parent: { runId: run.runId, toolCallId: call.toolCallId },
+        depth,
+        parentSpend: run.spend,
+        room,
+        approvals: Object.fromEntries(run.approvals),
+        traceParent: run.toolTraceParent?.(call.toolCallId),
+      };
       const store = kernel.deps.store;
       const child = (await store.getRun(runId)) === undefined ? kernel.startChild(tasks, launch) : await continued(kernel, launch);
       if ('result' in child && !('actor' in child)) return child.outcome;

@@ -4,6 +4,7 @@
  */
 import type { OuterBounds } from '../contracts/bounds.js';
 import type { DelegateCall } from '../contracts/delegation.js';
+import type { RunParent } from '../contracts/store.js';
 import type { ForkOrigin } from '../contracts/fork.js';
 import type { ApprovalAnswer } from '../contracts/policy.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
@@ -44,8 +45,11 @@ export interface LaunchPlan {
   readonly fence: RunFence;
   /** A resume that accepted a changed workflow: reported as a `workflow_changed` event after `workflow_start`. */
   readonly accepted?: { readonly changes: readonly string[]; readonly by: string };
-  /** A delegated run (`agentTool`): its depth below the root run, and its parent's ledger, which it charges too. */
-  readonly delegation?: { readonly depth: number; readonly parentSpend: SpendLedger };
+  /**
+   * A delegated run (`agentTool`): its depth below the root run, its parent's ledger, which it charges
+   * too, the call that started it, and that call's span (`traceparent`), under which it is traced.
+   */
+  readonly delegation?: { readonly depth: number; readonly parentSpend: SpendLedger; readonly parent: RunParent; readonly traceParent: string | undefined };
 }
 
 export interface KernelInternals {

@@ -76,7 +76,8 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
     listeners.push(guardedListener(loggerListener(deps.events.logger, runId), (error) => failRun('listener', `the logger threw: ${describeError(error)}`)));
   }
   listeners.push(storeListener(store, (detail) => failRun('store', detail)));
-  const spans = deps.events.tracing?.startRun({ runId, name: deps.loop.name, resumed: plan.resumed, previous: plan.previousTraceParent, startTime: clock.now() });
+  const delegatedBy = plan.delegation === undefined ? undefined : { ...plan.delegation.parent, traceParent: plan.delegation.traceParent };
+  const spans = deps.events.tracing?.startRun({ runId, name: deps.loop.name, resumed: plan.resumed, previous: plan.previousTraceParent, parent: delegatedBy, startTime: clock.now() });
   if (spans !== undefined) listeners.push(spans.listener);
   const sink = new EventSink(runId, () => clock.now(), listeners, plan.lastEventSeq, new EventRedaction(deps.redactor));
   const runController = new AbortController();
@@ -119,6 +120,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
     },
   };
   if (internals.delegation !== undefined) runtime.delegate = internals.delegation(runtime);
+  if (spans !== undefined) runtime.toolTraceParent = spans.toolTraceParent;
   registry.set(runId, runtime);
   const releaseLease = leases.keep(runId, fence, onLeaseTrouble);
 

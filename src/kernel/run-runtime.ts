@@ -52,6 +52,8 @@ export interface RunRuntime {
   relay(event: KernelEvent): void;
   /** Runs an agent tool call's child run (`agentTool`). */
   delegate?(call: DelegatingCall): DelegateCall;
+  /** A traced run: the open `execute_tool` span of a call as a `traceparent`, under which the call's child run is traced. */
+  toolTraceParent?(toolCallId: string): string | undefined;
   /** Resolves while this process still holds the run's lease (src/kernel/run-lease.ts `confirm`). */
   confirmLease(): Promise<void>;
   emit(body: KernelEventBody): void;

@@ -1,7 +1,8 @@
 /**
  * What a manifest adds to its workflow's fingerprint (docs/operations.md): the content hashes of
- * its tools module and its model's cassette, and of its declarative policy — the code and data a
- * deploy may change while the manifest's other fields stay the same.
+ * its tools module and its model's cassette, of its declarative policy, and of its agents and
+ * their cassettes (ADR/0481) — the code and data a deploy may change while the manifest's other
+ * fields stay the same.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -17,5 +18,9 @@ export async function manifestFingerprint(loaded: LoadedManifest): Promise<Recor
   if (manifest.tools?.module !== undefined) items['tools module'] = await read(manifest.tools.module);
   if (manifest.model.provider === 'scripted') items.cassette = await read(manifest.model.script);
   if (manifest.policy !== undefined) items['declarative policy'] = sha256(JSON.stringify(manifest.policy));
+  if (manifest.agents !== undefined) items.agents = sha256(JSON.stringify(manifest.agents));
+  for (const [name, agent] of Object.entries(manifest.agents ?? {})) {
+    if (agent.model?.provider === 'scripted') items[`cassette of agent ${name}`] = await read(agent.model.script);
+  }
   return items;
 }

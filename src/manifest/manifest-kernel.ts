@@ -1,7 +1,5 @@
 import type { CheckpointStore } from '../contracts/store.js';
-import type { Tool } from '../contracts/tool.js';
 import { DEFAULT_BOUNDS, resolveBounds } from '../contracts/bounds.js';
-import { isDualloopError, type ConfigIssue } from '../errors.js';
 import { createKernel, type Kernel } from '../kernel/create-kernel.js';
 import type { KernelOptions } from '../kernel/options.js';
 import { manifestFingerprint } from './manifest-fingerprint.js';
@@ -12,9 +10,12 @@ import { declarativeGuardrail } from '../guardrails/declarative-guardrails.js';
 import type { Guardrail } from '../contracts/guardrails.js';
 import type { Model } from '../contracts/model.js';
 import { applyBoundOverrides, type BoundOverrides } from './bound-overrides.js';
+import { configIssues, kernelIssue } from './config-issues.js';
+import { manifestAgents, resolveAgentModels } from './manifest-agents.js';
 import type { LoadedManifest, ManifestResult } from './load-manifest.js';
 import type { Manifest } from './manifest-schema.js';
 import { manifestTaskIds } from './manifest-task.js';
+import { policyNameIssues } from './policy-names.js';
 import { resolveModel } from './resolve-model.js';
 import { resolveTools } from './resolve-tools.js';
 import { withLine, type SourceIssue, type YamlSource } from './yaml-source.js';
@@ -30,25 +31,36 @@ export async function buildKernelOptions(
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<ManifestResult<KernelOptions>> {
   const { manifest, source } = loaded;
-  const [model, planner, tools, judges] = await Promise.all([
+  const [model, planner, tools, judges, agentModels] = await Promise.all([
     resolveModel(loaded, manifest.model, 'model', environment),
     manifest.planner === undefined ? undefined : resolveModel(loaded, manifest.planner, 'planner', environment),
     resolveTools(loaded),
     resolveJudges(loaded, environment),
+    resolveAgentModels(loaded, environment),
   ]);
+  const guardrails = model.model === undefined ? [] : manifestGuardrails(manifest, model.model, judges.models);
+  const agents = manifestAgents(loaded, { model: model.model, tools: tools.tools, complete: tools.complete, guardrails, models: agentModels.models, environment });
+  const policyNames = {
+    at: ['policy'],
+    owner: 'the manifest',
+    tools: tools.complete ? [...tools.tools.map((tool) => tool.name), ...(manifest.tools?.agents ?? [])] : undefined,
+    mcpServers: Object.keys(manifest.mcp?.servers ?? {}),
+    taskIds: manifestTaskIds(manifest.tasks ?? []).map((task) => task.id),
+  };
+  const secrets = secretValues(manifest, source, environment);
   const issues: SourceIssue[] = [
     ...model.issues,
     ...(planner?.issues ?? []),
     ...tools.issues,
     ...judges.issues,
-    ...(tools.complete ? policyNameIssues(manifest, tools.tools, source) : taskIdIssues(manifest, source)),
+    ...agentModels.issues,
+    ...agents.issues,
+    ...policyNameIssues(manifest.policy, policyNames, source),
+    ...secrets.issues,
   ];
-  const secrets = secretValues(manifest, source, environment);
-  issues.push(...secrets.issues);
   if (model.model === undefined || issues.length > 0) return { ok: false, issues };
 
   const { bounds, tasks } = applyBoundOverrides(manifest.bounds, manifest.tasks ?? [], overrides);
-  const guardrails = manifestGuardrails(manifest, model.model, judges.models);
   if (manifest.tasks !== undefined) {
     const names = new Set(guardrails.map((guardrail) => guardrail.name));
     const taskIssues = configIssues(() => normalizeTasks(tasks, resolveBounds(DEFAULT_BOUNDS, bounds), names));
@@ -57,7 +69,7 @@ export async function buildKernelOptions(
   const options: KernelOptions = {
     name: manifest.name,
     model: model.model,
-    tools: tools.tools,
+    tools: [...tools.tools, ...agents.tools],
     ...(manifest.tasks === undefined ? {} : { tasks }),
     bounds,
     ...(manifest.system === undefined ? {} : { system: manifest.system }),
@@ -125,49 +137,4 @@ export function createManifestKernel(loaded: LoadedManifest, options: KernelOpti
   const issues = configIssues(() => (kernel = createKernel({ ...options, ...(store === undefined ? {} : { store }) })));
   if (kernel === undefined) return { ok: false, issues: issues.map((issue) => kernelIssue(loaded.source, issue.path, issue.message)) };
   return { ok: true, value: kernel };
-}
-
-/** The ConfigError issues `action` throws, or none. */
-function configIssues(action: () => unknown): readonly ConfigIssue[] {
-  try {
-    action();
-    return [];
-  } catch (error) {
-    if (isDualloopError(error, 'config_invalid')) return error.issues;
-    throw error;
-  }
-}
-
-function kernelIssue(source: YamlSource, path: string, message: string): SourceIssue {
-  const segments = path.split('.').filter((segment) => segment !== '');
-  // Tools come from the module or the built-ins; point problems with them at the tools block.
-  return withLine(source, segments[0] === 'tools' ? ['tools'] : segments, message);
-}
-
-function policyNameIssues(manifest: Manifest, tools: readonly Tool[], source: YamlSource): SourceIssue[] {
-  const policy = manifest.policy;
-  if (policy === undefined) return [];
-  const names = new Set(tools.map((tool) => tool.name));
-  const known = names.size === 0 ? 'the manifest has no tools' : `tools: ${[...names].join(', ')}`;
-  // MCP tools are known only once their servers run: a name with a configured server's prefix passes.
-  const mcpPrefixes = Object.keys(manifest.mcp?.servers ?? {}).map((server) => `${server}__`);
-  const issues: SourceIssue[] = [];
-  for (const list of ['allow', 'deny', 'requireApproval'] as const) {
-    (policy[list] ?? []).forEach((name, index) => {
-      if (!names.has(name) && !mcpPrefixes.some((prefix) => name.startsWith(prefix))) issues.push(withLine(source, ['policy', list, index], `no tool named "${name}" (${known})`));
-    });
-  }
-  return [...issues, ...taskIdIssues(manifest, source)];
-}
-
-/** Task ids named by the policy that no task has (checked even when the tools are unknown). */
-function taskIdIssues(manifest: Manifest, source: YamlSource): SourceIssue[] {
-  const policy = manifest.policy;
-  if (policy === undefined) return [];
-  const taskIds = new Set(manifestTaskIds(manifest.tasks ?? []).map((task) => task.id));
-  const issues: SourceIssue[] = [];
-  (policy.approveTasks ?? []).forEach((id, index) => {
-    if (!taskIds.has(id)) issues.push(withLine(source, ['policy', 'approveTasks', index], `no task with id "${id}" (tasks: ${[...taskIds].join(', ')})`));
-  });
-  return issues;
 }

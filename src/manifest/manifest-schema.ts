@@ -4,6 +4,7 @@ import { LimitsSchema } from '../contracts/limits.js';
 import { McpServersSchema } from '../mcp/mcp-config.js';
 import { DeclarativePolicySpecSchema } from '../policy/declarative-policy.js';
 import { declarativeGuardrailSchema } from '../guardrails/declarative-guardrails.js';
+import { agentsSchema } from './agent-schema.js';
 import { ManifestTaskSchema } from './manifest-task.js';
 import { RateLimitSchema } from '../providers/rate-limit-schema.js';
 
@@ -85,6 +86,10 @@ export const ToolsBlockSchema = z.strictObject({
     .min(1, 'must be a module path')
     .optional()
     .describe('A JavaScript module, relative to the manifest, whose exports include tools made with defineTool()'),
+  agents: z
+    .array(z.string().trim().min(1, 'must be an agent name'))
+    .optional()
+    .describe('Names of the agents (under agents:) the tasks may call, each as a tool of that name'),
 });
 
 export const STRATEGIES = ['react', 'plan_execute', 'hybrid', 'auto'] as const;
@@ -113,6 +118,7 @@ export const ManifestSchema = z.strictObject({
     .array(declarativeGuardrailSchema(ModelBlockSchema.describe('The judge model; default the manifest model')))
     .optional()
     .describe('Checks that stop a task by name (docs/guardrails.md): every task runs all of them unless it lists its own in guardrails'),
+  agents: agentsSchema(ModelBlockSchema, z.enum(STRATEGIES)).optional(),
   store: z
     .strictObject({
       path: z

@@ -1,4 +1,4 @@
-/** Where a model block is in a manifest: its `model`, its `planner`, or a guardrail's `judge.model` (a YAML path). */
+/** Where a model block is in a manifest: its `model`, its `planner`, a guardrail's `judge.model` or an agent's `model` (a YAML path). */
 export type ModelAt = 'model' | 'planner' | readonly (string | number)[];
 
 export function pathOf(at: ModelAt): readonly (string | number)[] {

@@ -7,7 +7,7 @@ import type { OpenAIModelOptions } from '../providers/openai-model.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { isCassetteByTask, loadCassette } from './cassette.js';
 import { scriptByTask } from './cassette-by-task.js';
-import { manifestTaskIds } from './manifest-task.js';
+import { modelRole } from './model-role.js';
 import { resolveAiSdkModel } from './resolve-ai-sdk-model.js';
 import { displayPath, type LoadedManifest } from './load-manifest.js';
 import type { Manifest } from './manifest-schema.js';
@@ -41,12 +41,14 @@ async function resolveUnlimited(loaded: LoadedManifest, block: ModelBlock, at: M
   if (block.provider === 'scripted') {
     const path = resolve(loaded.directory, block.script);
     // Planned steps (a plan strategy's `goal`) are not known before the run: their keys are not checked.
-    const tasks = loaded.manifest.tasks === undefined ? undefined : manifestTaskIds(loaded.manifest.tasks);
-    const cassette = await loadCassette(path, displayPath(path), tasks);
+    const role = modelRole(loaded.manifest, at);
+    const cassette = await loadCassette(path, displayPath(path), role.tasks);
     if (cassette.ok) {
-      if (!isCassetteByTask(cassette.value)) return { model: scriptedModel(cassette.value, { modelId: `cassette:${block.script}` }), issues: [] };
-      const planner = plansWith(loaded.manifest, at);
-      if (planner !== undefined) return { issues: [withLine(loaded.source, [...pathOf(at), 'script'], `${block.script}: a cassette by task answers the tasks' calls only, and ${planner}: give ${typeof at === 'string' ? 'the planner' : 'the judge'} a cassette in call order (a list)`)] };
+      if (!isCassetteByTask(cassette.value)) {
+        if (role.sharedWith.length > 0) return { issues: role.sharedWith.map((agent) => withLine(loaded.source, ['agents', agent], sharedCassette(block.script))) };
+        return { model: scriptedModel(cassette.value, { modelId: `cassette:${block.script}` }), issues: [] };
+      }
+      if (role.plans !== undefined) return { issues: [withLine(loaded.source, [...pathOf(at), 'script'], `${block.script}: a cassette by task answers the tasks' calls only, and ${role.plans}: give ${role.who} a cassette in call order (a list)`)] };
       return { model: scriptedModel(scriptByTask(cassette.value), { modelId: `cassette:${block.script}` }), issues: [] };
     }
     const missing = cassette.issues.length === 1 && cassette.issues[0]!.path === '' && cassette.issues[0]!.line === undefined;
@@ -56,12 +58,12 @@ async function resolveUnlimited(loaded: LoadedManifest, block: ModelBlock, at: M
   return openai(loaded, block, at, environment);
 }
 
-/** Why the block's model makes plans (its calls then belong to no task), or `undefined`. */
-function plansWith(manifest: Manifest, at: ModelAt): string | undefined {
-  if (at === 'planner') return 'this is the planner';
-  if (at !== 'model') return 'this is a judge';
-  const strategy = manifest.strategy;
-  return manifest.planner === undefined && (strategy === 'plan_execute' || strategy === 'hybrid') ? `strategy ${strategy} plans with this model (no planner: block)` : undefined;
+/** Why an agent cannot share the manifest's cassette in call order (ADR/0481). */
+function sharedCassette(script: string): string {
+  return (
+    `has no model of its own, and the manifest's cassette ${script} is in call order, which each run plays from its first answer: ` +
+    `the agent's child run would replay the manifest's answers. Give the agent a model block with a cassette of its own, or make ${script} a cassette by task`
+  );
 }
 
 /**

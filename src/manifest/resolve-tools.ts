@@ -53,6 +53,14 @@ export async function resolveTools(loaded: LoadedManifest): Promise<ToolsResult>
   return { tools: tools.map(({ tool }) => tool), issues, complete };
 }
 
+/**
+ * The built-in tools that need no settings, which an agent may name without the manifest's
+ * `tools.builtin` listing them (ADR/0481); `read_file` and `list_files` need a root, so they must be listed.
+ */
+export function settinglessBuiltins(): readonly Tool[] {
+  return [calculatorTool(), currentTimeTool()];
+}
+
 async function createBuiltin(spec: BuiltinToolSpec, directory: string): Promise<Tool | string> {
   const name = typeof spec === 'string' ? spec : spec.name;
   switch (name) {

@@ -77,6 +77,9 @@ function reword(issue: Issue, value: unknown): string {
     case 'too_big':
       if (issue.origin === 'number') return `must be ${issue.inclusive ? '<=' : '<'} ${String(issue.maximum)}`;
       return issue.message;
+    case 'invalid_key':
+      // A record's key (an agent's name, an MCP server's): the key's own rule says what is wrong.
+      return issue.issues.map((inner) => inner.message).join('; ');
     case 'invalid_value':
       return issue.message.startsWith('Invalid') ? `must be ${oneOf(issue.values.map((value) => JSON.stringify(value)))}` : issue.message;
     default:

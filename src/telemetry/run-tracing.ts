@@ -11,6 +11,8 @@ export interface RunTracingStart {
   readonly resumed: boolean;
   /** The `traceparent` saved by the run's previous segment: the new root continues that trace and links to it. */
   readonly previous: string | undefined;
+  /** A delegated run (`agentTool`): the run and tool call that started it, and that call's `execute_tool` span as a `traceparent`. */
+  readonly parent?: { readonly runId: string; readonly toolCallId: string; readonly traceParent: string | undefined };
   readonly startTime: number;
 }
 
@@ -18,6 +20,8 @@ export interface RunSpans {
   /** This segment's root span as a `traceparent`, saved in its `workflow_start` event. */
   readonly traceParent: string | undefined;
   readonly listener: EventListener;
+  /** The open `execute_tool` span of a call, as a `traceparent`: a child run it delegates to starts under it. */
+  toolTraceParent(toolCallId: string): string | undefined;
 }
 
 /** The kernel's only tie to OpenTelemetry: an event listener per run. No OTel types in its signature. */
@@ -52,7 +56,9 @@ export function createRunTracing(options: TelemetryOptions | false | undefined, 
       if (api === undefined || !active()) return undefined;
       const tracer = tracerOf(api);
       const previous = parseTraceParent(start.previous);
-      const parent = previous === undefined ? api.ROOT_CONTEXT : api.trace.setSpanContext(api.ROOT_CONTEXT, previous);
+      // A child run's segment starts under its call's span (a resumed child's call is the parent's new one); else it continues its own trace.
+      const under = parseTraceParent(start.parent?.traceParent) ?? previous;
+      const parent = under === undefined ? api.ROOT_CONTEXT : api.trace.setSpanContext(api.ROOT_CONTEXT, under);
       const root = tracer.startSpan(
         `invoke_workflow ${start.name ?? 'dualloop'}`,
         {
@@ -64,15 +70,25 @@ export function createRunTracing(options: TelemetryOptions | false | undefined, 
             'dualloop.run.id': start.runId,
             'dualloop.resumed': start.resumed,
             ...(start.name === undefined ? {} : { 'dualloop.run.name': start.name }),
+            ...(start.parent === undefined ? {} : { 'dualloop.parent.run.id': start.parent.runId, 'dualloop.parent.tool_call.id': start.parent.toolCallId }),
           },
           ...(previous === undefined ? {} : { links: [{ context: previous, attributes: { 'dualloop.link': 'resumed_from' } }] }),
         },
         parent,
       );
-      const context = root.spanContext();
+      const traceParentOf = (span: OtelApi.Span | undefined) => {
+        try {
+          const context = span?.spanContext();
+          return context !== undefined && api.isSpanContextValid(context) ? formatTraceParent(context) : undefined;
+        } catch {
+          return undefined; // a faulty tracer: the child run starts a trace of its own
+        }
+      };
+      const spans = createSpanListener({ api, tracer, root, model, recordContent });
       return {
-        traceParent: api.isSpanContextValid(context) ? formatTraceParent(context) : undefined,
-        listener: createSpanListener({ api, tracer, root, model, recordContent }),
+        traceParent: traceParentOf(root),
+        listener: spans.listener,
+        toolTraceParent: (toolCallId) => traceParentOf(spans.toolSpan(toolCallId)),
       };
     },
   };

@@ -18,13 +18,19 @@ export interface SpanListenerInput {
   readonly recordContent: boolean;
 }
 
+export interface SpanListener {
+  readonly listener: EventListener;
+  /** The open `execute_tool` span of a call (a delegated child run starts under it), or `undefined`. */
+  toolSpan(toolCallId: string): Span | undefined;
+}
+
 /**
  * Builds the run's span tree from its events (GenAI semantic conventions): `invoke_agent` per
  * task under the root, and under each task `chat` per model call and `execute_tool` per tool call.
  * Span times are the events' clock times. A span left open when its task or the run ends (a
  * cancelled call) is ended then, marked `dualloop.canceled`. Never throws into the event sink.
  */
-export function createSpanListener({ api, tracer, root, model, recordContent }: SpanListenerInput): EventListener {
+export function createSpanListener({ api, tracer, root, model, recordContent }: SpanListenerInput): SpanListener {
   const tasks = new Map<string, { span: Span; modelError?: string }>();
   const chats = new Map<string, Span>();
   /** Open tool spans; `awaitingApproval` while the gate's last word on the call is `require_approval`. */
@@ -239,11 +245,14 @@ export function createSpanListener({ api, tracer, root, model, recordContent }: 
         return;
     }
   };
-  return (event) => {
-    try {
-      handle(event);
-    } catch {
-      // A faulty tracer or exporter must not stop the run; the events still reach the store and logs.
-    }
+  return {
+    listener: (event) => {
+      try {
+        handle(event);
+      } catch {
+        // A faulty tracer or exporter must not stop the run; the events still reach the store and logs.
+      }
+    },
+    toolSpan: (toolCallId) => tools.get(toolCallId)?.span,
   };
 }

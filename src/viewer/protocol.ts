@@ -5,7 +5,7 @@
 import type { AuditReport } from '../contracts/audit.js';
 import type { Bounds } from '../contracts/bounds.js';
 import type { KernelEvent } from '../contracts/events.js';
-import type { RunSummary } from '../contracts/store.js';
+import type { RunParent, RunSummary } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 
 /** One state of a machine, as its definition gives it. */
@@ -84,6 +84,16 @@ export interface RunInfo {
   readonly tasks: readonly TaskSpec[];
   /** The run's bounds when the viewer knows them (the command reads them from the manifest). */
   readonly bounds: Bounds | undefined;
+  /** A delegated run (`agentTool`): the run and tool call that started it. */
+  readonly parent?: RunParent;
+}
+
+/** A child run (`agentTool`) one of the run's tool calls started: the timeline links the call to it. */
+export interface ChildRunLink {
+  readonly runId: string;
+  readonly taskId: string;
+  readonly turn: number;
+  readonly toolCallId: string;
 }
 
 /**
@@ -91,12 +101,14 @@ export interface RunInfo {
  * - `run`: RunInfo, first;
  * - `events`: KernelEvent[] in seq order (the SSE id is the last seq, so a reconnect resumes);
  * - `audit`: AuditReport, whenever the run has a result (again after a resume ends);
+ * - `children`: ChildRunLink[], every child run found so far, whenever one more is found;
  * - `missing`: `{ runId }` when the store has no such run.
  */
 export type StreamMessage =
   | { readonly event: 'run'; readonly data: RunInfo }
   | { readonly event: 'events'; readonly data: readonly KernelEvent[] }
   | { readonly event: 'audit'; readonly data: AuditReport }
+  | { readonly event: 'children'; readonly data: readonly ChildRunLink[] }
   | { readonly event: 'missing'; readonly data: { readonly runId: string } };
 
 export interface RunsResponse {

@@ -3,6 +3,7 @@ import type { Bounds } from '../contracts/bounds.js';
 import type { KernelEvent } from '../contracts/events.js';
 import type { CheckpointStore, MaybePromise } from '../contracts/store.js';
 import { hasEventFeed, type EventFeed } from '../contracts/event-feed.js';
+import { ChildRunFinder } from './child-runs.js';
 import { writeEvent } from './local-http.js';
 import type { RunInfo } from './protocol.js';
 
@@ -27,7 +28,8 @@ const BATCH = 500;
  * ADR/0186) says when the run's log grew, and only the events after the last one sent are read
  * then; other stores (SQLite, memory) are asked for new events every `pollMs`. The audit (the stop
  * tree) goes out at once and again after every `workflow_end`, as soon as the store holds the run's
- * result. Ends when `signal` aborts.
+ * result. The child runs its tool calls started (`agentTool`) go out as they are found
+ * (child-runs.ts). Ends when `signal` aborts.
  */
 export async function streamRun(response: ServerResponse, options: RunStreamOptions): Promise<void> {
   const { store, runId, signal } = options;
@@ -37,10 +39,13 @@ export async function streamRun(response: ServerResponse, options: RunStreamOpti
     response.end();
     return;
   }
-  const info: RunInfo = { runId, name: record.name, createdAt: record.createdAt, tasks: record.tasks, bounds: await options.bounds?.(runId) };
+  const info: RunInfo = { runId, name: record.name, createdAt: record.createdAt, tasks: record.tasks, bounds: await options.bounds?.(runId), parent: record.parent };
   writeEvent(response, { event: 'run', data: info });
 
   let lastSeq = options.afterSeq;
+  const children = new ChildRunFinder(store, runId);
+  // A reconnecting page has the events up to `afterSeq`, not the children: they are found again from the whole log.
+  if (lastSeq > 0) children.observe((await store.readEvents(runId, 0)).filter((event) => event.seq <= lastSeq));
   let awaitingAudit = true;
   let lastEnd: Extract<KernelEvent, { type: 'workflow_end' }> | undefined;
   const wake = hasEventFeed(store) ? wakeUps(store, runId, signal) : undefined;
@@ -48,7 +53,8 @@ export async function streamRun(response: ServerResponse, options: RunStreamOpti
     while (!signal.aborted) {
       wake?.consume();
       await sendNew();
-      await (wake === undefined ? sleep(options.pollMs, signal) : wake.next());
+      // While a tool call runs, its child run may be recorded at any moment, and the parent's log does not grow: look again.
+      await (wake === undefined ? sleep(options.pollMs, signal) : wake.next(children.looking ? options.pollMs : undefined));
     }
   } finally {
     wake?.stop();
@@ -61,6 +67,8 @@ export async function streamRun(response: ServerResponse, options: RunStreamOpti
       lastSeq = batch[batch.length - 1]!.seq;
       writeEvent(response, { event: 'events', id: lastSeq, data: batch });
     }
+    children.observe(events);
+    if ((await children.lookUp()) && !signal.aborted) writeEvent(response, { event: 'children', data: children.children });
     if (events.length > 0) {
       const last = events[events.length - 1]!;
       lastEnd = last.type === 'workflow_end' ? last : undefined;
@@ -78,8 +86,8 @@ export async function streamRun(response: ServerResponse, options: RunStreamOpti
   }
 }
 
-/** The feed's notifications for one run, as "wait until the log may have grown". */
-function wakeUps(feed: EventFeed, runId: string, signal: AbortSignal): { consume(): void; next(): Promise<void>; stop(): void } {
+/** The feed's notifications for one run, as "wait until the log may have grown" (or at most `timeoutMs`). */
+function wakeUps(feed: EventFeed, runId: string, signal: AbortSignal): { consume(): void; next(timeoutMs?: number): Promise<void>; stop(): void } {
   let pending = false;
   let waiting: (() => void) | undefined;
   const unsubscribe = feed.watchEvents(runId, () => {
@@ -88,11 +96,13 @@ function wakeUps(feed: EventFeed, runId: string, signal: AbortSignal): { consume
   });
   return {
     consume: () => (pending = false),
-    next: () =>
+    next: (timeoutMs) =>
       pending || signal.aborted
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
+            const timer = timeoutMs === undefined ? undefined : setTimeout(() => done(), timeoutMs);
             const done = () => {
+              clearTimeout(timer);
               waiting = undefined;
               signal.removeEventListener('abort', done);
               resolve();

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli-process.js';
+import { expectRefusedByValidateAndRun } from './manifest-refusal.js';
 import { useWorkspace } from './workspace.js';
 
 const workspace = useWorkspace();
@@ -98,13 +97,7 @@ describe('a graph manifest’s problems', () => {
       const { write, dir } = workspace();
       write('cassette.yaml', { extract: [{ text: '{"files": []}' }] });
       write(file, text);
-      for (const command of ['validate', 'run']) {
-        const result = await runCli([command, file], { cwd: dir });
-        expect(result.code, command).toBe(64);
-        expect(result.stdout, command).toBe('');
-        expect(result.stderr.trimEnd().split('\n'), command).toEqual(problems);
-      }
-      expect(existsSync(join(dir, '.dualloop'))).toBe(false);
+      await expectRefusedByValidateAndRun(dir, file, problems);
     });
   }
 

@@ -10,8 +10,9 @@ import { codeBlocks, type CodeBlock } from '../support/markdown-blocks.js';
  * The manifests the docs show: every ```yaml block of README.md and docs/*.md that is a whole
  * manifest (it has `name` and `model`) must pass `dualloop validate`, next to a copy of examples/
  * (its paths are those of the example it was taken from). docs/workflows.md's graph must be
- * examples/design-review.yaml itself, which test/examples runs. Fragments (one block of a manifest, a
- * cassette) are not manifests and are not validated here.
+ * examples/design-review.yaml itself, which test/examples runs, and docs/delegation.md's agents
+ * examples/research-writer.yaml, which test/cli/agents-manifest.test.ts runs. Fragments (one block
+ * of a manifest, a cassette) are not manifests and are not validated here.
  */
 
 const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
@@ -44,6 +45,11 @@ describe('the manifests of README.md and docs/', () => {
     const result = await runCli(['validate', file], { cwd: examples });
     expect(result.stderr, `${where(block)}: the manifest does not validate`).toBe('');
     expect(result.code).toBe(0);
+  });
+
+  it('docs/delegation.md shows examples/research-writer.yaml as it is', () => {
+    const shown = YAML_BLOCKS.filter((block) => block.file === 'docs/delegation.md' && isManifest(block)).map((block) => block.code);
+    expect(shown).toEqual([readFileSync(join(ROOT, 'examples/research-writer.yaml'), 'utf8')]);
   });
 
   it('docs/workflows.md shows examples/design-review.yaml as it is, and answers from its cassette', () => {

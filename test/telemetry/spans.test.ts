@@ -1,47 +1,22 @@
 import { trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createKernel, defineTool, memoryStore, runWorkflow, type KernelEvent, type KernelOptions, type Message } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
+import { spanTree, useMemoryTracing } from './memory-tracing.js';
 
 /*
  * OpenTelemetry spans from a run, collected by the SDK's in-memory exporter: the GenAI span tree,
  * its attributes, error statuses, opt-in content and the link a resumed run makes to its trace.
  */
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('dualloop-test');
-
-afterEach(() => {
-  exporter.reset();
-  trace.disable();
-});
+const { exporter, provider, tracer, spans } = useMemoryTracing();
 
 const add = defineTool({ name: 'add', description: 'Adds', parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
 const broken = defineTool({ name: 'broken', description: 'Throws', parameters: z.object({}), execute: () => { throw new Error('disk on fire'); } });
 
-function spans(): ReadableSpan[] {
-  return exporter.getFinishedSpans();
-}
 const named = (prefix: string) => spans().filter((span) => span.name.startsWith(prefix));
-const parentOf = (span: ReadableSpan) => spans().find((candidate) => candidate.spanContext().spanId === span.parentSpanContext?.spanId);
-
-/** The tree as `name` lines, children indented, in start order. */
-function tree(): string[] {
-  const all = [...spans()].sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
-  const lines: string[] = [];
-  const walk = (parentId: string | undefined, depth: number) => {
-    for (const span of all.filter((candidate) => candidate.parentSpanContext?.spanId === parentId || (parentId === undefined && parentOf(candidate) === undefined))) {
-      if (lines.some((line) => line.endsWith(`#${span.spanContext().spanId}`))) continue;
-      lines.push(`${'  '.repeat(depth)}${span.name}#${span.spanContext().spanId}`);
-      walk(span.spanContext().spanId, depth + 1);
-    }
-  };
-  walk(undefined, 0);
-  return lines.map((line) => line.replace(/#.*$/, ''));
-}
+const tree = () => spanTree(spans());
 
 function run(options: Partial<KernelOptions> & Pick<KernelOptions, 'model'>) {
   return runWorkflow({ telemetry: { tracer }, ...options });

@@ -23,6 +23,18 @@ describe('the viewer’s run list', () => {
     ]);
   });
 
+  it('puts every delegated child run under the run that started it, a child’s children deeper, beside forks', () => {
+    const child = (runId: string, parent: string): RunSummary => ({ ...run(runId), parent: { runId: parent, toolCallId: 'call-1' } });
+    const runs = [child('writer.t0.2.0', 'writer'), run('fork', 'writer'), child('writer.t0.1.0.t0.1.0', 'writer.t0.1.0'), child('writer.t0.1.0', 'writer'), run('writer')];
+    expect(runTree(runs).map((entry) => [entry.run.runId, entry.depth])).toEqual([
+      ['writer', 0],
+      ['writer.t0.1.0', 1],
+      ['writer.t0.1.0.t0.1.0', 2],
+      ['fork', 1],
+      ['writer.t0.2.0', 1],
+    ]);
+  });
+
   it('lists a fork whose parent is not listed at the top level, and every run once', () => {
     const runs = [run('orphan', 'gone'), run('a', 'b'), run('b', 'a')];
     const tree = runTree(runs);

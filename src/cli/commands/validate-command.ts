@@ -7,7 +7,7 @@ import { plural } from '../format.js';
 
 /**
  * `dualloop validate <manifest>`: every check `run` makes before it touches a store — YAML,
- * schema, cassette, tools module, built-in tool directories, policy names, kernel options —
+ * schema, cassette, tools module, built-in tool directories, policy names, agents, kernel options —
  * with every problem reported at once as `path (line N): message`. Exit 0 or 64.
  */
 export async function validateCommand(manifestPath: string, io: CommandIO): Promise<number> {
@@ -19,11 +19,14 @@ export async function validateCommand(manifestPath: string, io: CommandIO): Prom
   const { loaded, options } = prepared.value;
   const model = loaded.manifest.model;
   const strategy = loaded.manifest.strategy === undefined ? '' : `, strategy ${loaded.manifest.strategy}`;
-  const tools = (options.tools ?? []).map((tool) => tool.name);
+  const agents = Object.keys(loaded.manifest.agents ?? {});
+  const called = loaded.manifest.tools?.agents ?? [];
+  const tools = (options.tools ?? []).map((tool) => (called.includes(tool.name) ? `${tool.name} (agent)` : tool.name));
+  const others = agents.filter((agent) => !called.includes(agent));
   io.stdout.write(
     `${displayPath(loaded.path, io.cwd)}: valid — "${loaded.manifest.name}", ${plural(loaded.manifest.tasks?.length ?? 0, 'task')}, ` +
       `model ${model.provider === 'openai' ? `openai ${model.name}` : model.provider === 'ai-sdk' ? `ai-sdk ${options.model.provider} ${options.model.modelId}` : `scripted (${model.script})`}, ` +
-      `tools: ${tools.length === 0 ? 'none' : tools.join(', ')}${mcpServers(loaded.manifest)}${strategy}\n`,
+      `tools: ${tools.length === 0 ? 'none' : tools.join(', ')}${others.length === 0 ? '' : `, agents that agents call: ${others.join(', ')}`}${mcpServers(loaded.manifest)}${strategy}\n`,
   );
   return EXIT.completed;
 }

@@ -1,5 +1,6 @@
 import type { KernelEvent } from '../../contracts/events.js';
 import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
+import type { ChildRunLink } from '../protocol.js';
 
 /** One line of the event timeline. `details` are shown on demand (tool arguments and results, answers). */
 export interface TimelineRow {
@@ -15,19 +16,26 @@ export interface TimelineRow {
   readonly details: readonly { readonly label: string; readonly value: unknown }[];
   /** On a turn's start: the point before it, where "fork from here" starts a new run. */
   readonly forkPoint?: ForkPoint;
+  /** On a tool call's start and end: the child run it delegated to (`agentTool`), when it did. */
+  readonly childRunId?: string;
 }
 
 /** Streaming deltas would bury everything else; their text is in `message_end`. */
 const HIDDEN = new Set<KernelEvent['type']>(['message_update', 'tool_execution_update']);
 
-/** The timeline of `events`: every event but streaming deltas, tool ends paired with their start's arguments. */
-export function timelineRows(events: readonly KernelEvent[]): readonly TimelineRow[] {
+/**
+ * The timeline of `events`: every event but streaming deltas, tool ends paired with their start's
+ * arguments, a delegating tool call's rows with the child run it started (`children`).
+ */
+export function timelineRows(events: readonly KernelEvent[], children: readonly ChildRunLink[] = []): readonly TimelineRow[] {
   const argsByCall = new Map<string, unknown>();
+  const childOf = new Map(children.map((child) => [callKey(child), child.runId]));
   const rows: TimelineRow[] = [];
   events.forEach((event, position) => {
     if (event.type === 'tool_execution_start') argsByCall.set(event.toolCallId, event.args);
     if (HIDDEN.has(event.type)) return;
     const { summary, tone, details } = describeEvent(event, argsByCall);
+    const childRunId = event.type === 'tool_execution_start' || event.type === 'tool_execution_end' ? childOf.get(callKey(event)) : undefined;
     rows.push({
       position,
       seq: event.seq,
@@ -39,9 +47,15 @@ export function timelineRows(events: readonly KernelEvent[]): readonly TimelineR
       tone,
       details,
       ...(event.type === 'turn_start' ? { forkPoint: { task: event.taskIndex + 1, turn: event.turn } } : {}),
+      ...(childRunId === undefined ? {} : { childRunId }),
     });
   });
   return rows;
+}
+
+/** A tool call within its run: the model may reuse a call id in another turn (ADR/0304). */
+function callKey(call: { readonly taskId: string; readonly turn: number; readonly toolCallId: string }): string {
+  return `${call.taskId}\u0000${call.turn}\u0000${call.toolCallId}`;
 }
 
 type Description = Pick<TimelineRow, 'summary' | 'tone' | 'details'>;

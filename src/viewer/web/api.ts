@@ -2,7 +2,7 @@ import type { AuditReport } from '../../contracts/audit.js';
 import type { KernelEvent } from '../../contracts/events.js';
 import { formatForkPoint, type ForkPoint } from '../../contracts/fork.js';
 import type { ApprovalAnswer } from '../../contracts/policy.js';
-import type { MachineGraphs, RunInfo, RunsResponse } from '../protocol.js';
+import type { ChildRunLink, MachineGraphs, RunInfo, RunsResponse } from '../protocol.js';
 
 async function getJson<T>(path: string): Promise<T> {
   const response = await fetch(path, { headers: { accept: 'application/json' } });
@@ -56,6 +56,7 @@ export interface RunStreamHandlers {
   onRun(info: RunInfo): void;
   onEvents(events: readonly KernelEvent[]): void;
   onAudit(audit: AuditReport): void;
+  onChildren(children: readonly ChildRunLink[]): void;
   onMissing(): void;
   onConnection(connected: boolean): void;
 }
@@ -67,6 +68,7 @@ export function openRunStream(runId: string, handlers: RunStreamHandlers): () =>
   source.addEventListener('run', (message) => handlers.onRun(parse<RunInfo>(message)));
   source.addEventListener('events', (message) => handlers.onEvents(parse<KernelEvent[]>(message)));
   source.addEventListener('audit', (message) => handlers.onAudit(parse<AuditReport>(message)));
+  source.addEventListener('children', (message) => handlers.onChildren(parse<ChildRunLink[]>(message)));
   source.addEventListener('missing', () => {
     handlers.onMissing();
     source.close();

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { RunSummary } from '../../contracts/store.js';
+import type { RunParent, RunSummary } from '../../contracts/store.js';
 import { activeStatesAt } from '../model/active-states.js';
 import { gaugesFor } from '../model/gauges.js';
 import { INITIAL_PROGRESS, reduceProgress } from '../model/run-progress.js';
@@ -66,8 +66,12 @@ export function App() {
 
   const states = useMemo(() => activeStatesAt(run.events, cursor), [run.events, cursor]);
   const progress = useMemo(() => run.events.slice(0, cursor).reduce(reduceProgress, INITIAL_PROGRESS), [run.events, cursor]);
-  const rows = useMemo(() => timelineRows(run.events), [run.events]);
+  const rows = useMemo(() => timelineRows(run.events, run.children), [run.events, run.children]);
   const approvals = useMemo(() => waitingApprovals(run.events), [run.events]);
+  // A child run found (`agentTool`): the run list learns of it, under its parent.
+  useEffect(() => {
+    if (run.children.length > 0) void loadRuns();
+  }, [run.children.length]);
   // A graph run (tasks with dependsOn or forEach) gets its task graph and a lane per branch; a list, neither.
   const shape = useMemo(() => (run.info === undefined ? undefined : taskGraphShape(run.info.tasks)), [run.info]);
   const taskGraph = useMemo(() => (run.info === undefined ? undefined : taskGraphAt(run.info.tasks, run.events, cursor)), [run.info, run.events, cursor]);
@@ -110,6 +114,7 @@ export function App() {
               {entry.runId}
               {entry.name === undefined ? '' : ` · ${entry.name}`}
               {entry.forkOf === undefined ? '' : ` · forked at ${formatForkPoint(entry.forkOf.at)}`}
+              {entry.parent === undefined ? '' : ` · delegated by ${entry.parent.toolCallId}`}
               {entry.stop === undefined ? '' : ` · ${entry.stop.reason}`}
             </option>
           ))}
@@ -118,6 +123,7 @@ export function App() {
           {run.missing ? 'no such run in the store' : finalStop !== undefined ? `stopped: ${finalStop.reason}` : total === 0 ? 'waiting for events' : 'running'}
           {follow ? '' : ' · replaying'}
         </span>
+        {run.info?.parent === undefined ? null : <ParentLink parent={run.info.parent} onOpen={choose} />}
         <span class={`connection ${run.connected ? 'up' : 'down'}`}>{run.connected ? 'connected' : 'reconnecting…'}</span>
       </header>
       {failure === undefined ? null : <p class="error">{failure}</p>}
@@ -167,9 +173,29 @@ export function App() {
           follow={follow}
           onSelect={select}
           onFork={fork === undefined ? undefined : (at) => void fork(at)}
+          onOpenRun={choose}
         />
         <StopTree audit={run.audit} />
       </div>
     </div>
+  );
+}
+
+/** On a child run's page (`agentTool`): back to the run whose tool call started it. */
+function ParentLink({ parent, onOpen }: { readonly parent: RunParent; readonly onOpen: (runId: string) => void }) {
+  return (
+    <a
+      class="parent-run"
+      data-testid="parent-run"
+      data-run={parent.runId}
+      href={`?run=${encodeURIComponent(parent.runId)}`}
+      title={`open the run whose tool call ${parent.toolCallId} started this one`}
+      onClick={(event) => {
+        event.preventDefault();
+        onOpen(parent.runId);
+      }}
+    >
+      ← child of {parent.runId} (call {parent.toolCallId})
+    </a>
   );
 }

@@ -13,10 +13,12 @@ interface Props {
   readonly onSelect: (position: number) => void;
   /** Forks the run before the row's turn; `undefined` when the viewer has no control (the buttons show disabled). */
   readonly onFork: ((at: ForkPoint) => void) | undefined;
+  /** Opens another run's page: a delegating tool call's child run. */
+  readonly onOpenRun: (runId: string) => void;
 }
 
 /** The run's events, oldest first; tool calls and answers open their details on demand. */
-export function TimelinePanel({ rows, cursor, startedAt, follow, onSelect, onFork }: Props) {
+export function TimelinePanel({ rows, cursor, startedAt, follow, onSelect, onFork, onOpenRun }: Props) {
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const list = useRef<HTMLOListElement>(null);
   const currentIndex = rows.findLastIndex((row) => row.position < cursor);
@@ -63,6 +65,7 @@ export function TimelinePanel({ rows, cursor, startedAt, follow, onSelect, onFor
                 fork from here
               </button>
             )}
+            {row.childRunId === undefined ? null : <RunLink runId={row.childRunId} onOpen={onOpenRun} />}
             {row.details.length === 0 ? null : (
               <button type="button" class="details-toggle" aria-expanded={open.has(row.seq)} onClick={() => toggle(row.seq)}>
                 {open.has(row.seq) ? 'hide' : row.type.startsWith('tool_execution') ? 'args/result' : 'details'}
@@ -82,5 +85,24 @@ export function TimelinePanel({ rows, cursor, startedAt, follow, onSelect, onFor
         ))}
       </ol>
     </section>
+  );
+}
+
+/** A link to a delegating call's child run: opens its page here (the address works in a new tab too). */
+function RunLink({ runId, onOpen }: { readonly runId: string; readonly onOpen: (runId: string) => void }) {
+  return (
+    <a
+      class="child-run"
+      data-testid="open-child-run"
+      data-run={runId}
+      href={`?run=${encodeURIComponent(runId)}`}
+      title={`open the child run ${runId} this call delegated to`}
+      onClick={(event) => {
+        event.preventDefault();
+        onOpen(runId);
+      }}
+    >
+      child run {runId} →
+    </a>
   );
 }

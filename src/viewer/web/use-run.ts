@@ -1,20 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { AuditReport } from '../../contracts/audit.js';
 import type { KernelEvent } from '../../contracts/events.js';
-import type { RunInfo } from '../protocol.js';
+import type { ChildRunLink, RunInfo } from '../protocol.js';
 import { openRunStream } from './api.js';
 
 export interface RunData {
   readonly info: RunInfo | undefined;
   readonly events: readonly KernelEvent[];
   readonly audit: AuditReport | undefined;
+  /** The child runs its tool calls started (`agentTool`), as the server found them. */
+  readonly children: readonly ChildRunLink[];
   readonly missing: boolean;
   readonly connected: boolean;
   /** `performance.now()` when the latest event arrived, to let running clocks tick between events. */
   readonly receivedAt: number;
 }
 
-const EMPTY: RunData = { info: undefined, events: [], audit: undefined, missing: false, connected: false, receivedAt: 0 };
+const EMPTY: RunData = { info: undefined, events: [], audit: undefined, children: [], missing: false, connected: false, receivedAt: 0 };
 
 /** A run as its stream delivers it; reset when `runId` changes. */
 export function useRun(runId: string | undefined): RunData {
@@ -31,6 +33,7 @@ export function useRun(runId: string | undefined): RunData {
           return fresh.length === 0 ? current : { ...current, events: [...current.events, ...fresh], receivedAt: performance.now() };
         }),
       onAudit: (audit) => setData((current) => ({ ...current, audit })),
+      onChildren: (children) => setData((current) => ({ ...current, children })),
       onMissing: () => setData((current) => ({ ...current, missing: true })),
       onConnection: (connected) => setData((current) => (current.connected === connected ? current : { ...current, connected })),
     });
