@@ -106,4 +106,5 @@ export type { ConfigIssue } from './errors.js';
 // The viewer's server and the inspector bridge are at `dualloop/viewer` and `dualloop/inspect` (ADR 0122).
 export { costWithin, judge, outputEquals, outputMatchesSchema, stopReasonMatches, toolTrajectoryMatches, turnsWithin, type JudgeScorerOptions } from './evals/index.js';
 export * as scorers from './evals/index.js';
+export { evalReportHtml, type EvalHtmlOptions } from './evals/eval-html.js';
 export type { EvalCase, EvalCaseReport, EvalReport, EvalRun, EvalScore, EvalScorer, EvalSide, EvalToolMode, EvaluateOptions, ScoreVerdict, TrajectoryTurn } from './contracts/evals.js';

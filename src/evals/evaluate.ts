@@ -64,6 +64,7 @@ export async function evaluate(host: EvalHost, cases: readonly EvalCase[], optio
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 1, plans.length) }, worker));
+  if (options.signal?.aborted === true) stop = 'context_canceled';
   const left = budgetLeft();
   if (stop === 'completed' && left !== undefined && left <= 0 && reports.some((entry) => entry?.status === 'skipped')) stop = 'budget_exhausted';
   return suiteReport(options.suite, tools, stop, reports as EvalCaseReport[], scorerNames);
@@ -72,6 +73,10 @@ export async function evaluate(host: EvalHost, cases: readonly EvalCase[], optio
 async function runCase(host: EvalHost, plan: CasePlan, mode: NonNullable<EvaluateOptions['tools']>, budget: number | undefined, options: EvaluateOptions): Promise<EvalCaseReport> {
   try {
     const candidate = await candidateRun(host, plan, mode, budget, options.signal);
+    // A run the suite's own cancellation cut short is not scored: evaluating again resumes it.
+    if (options.signal?.aborted === true && candidate.result.stop.reason === 'context_canceled') {
+      return { name: plan.name, status: 'skipped', problem: 'the suite was cancelled while this case ran: evaluate again to resume it', scores: [] };
+    }
     const scores: EvalScore[] = [];
     for (const scorer of options.scorers) scores.push(await scored(scorer, candidate, plan));
     return evaluatedCase(plan.name, candidate, plan.baseline, scores);
