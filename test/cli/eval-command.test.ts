@@ -4,8 +4,10 @@
  * on their lines, an interrupted eval finished by running it again, and the same on Postgres.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { NODE, ROOT, runCli, startCli } from './cli-process.js';
 import { useWorkspace } from './workspace.js';
 import { storeKinds } from '../control/control-stores.js';
@@ -30,8 +32,13 @@ function recordedExample(): string {
 describe('dualloop eval', () => {
   it('runs the docs example: one case fails, the table says which and why, the gate exits 1', async () => {
     const dir = recordedExample();
-    const gated = await runCli(['eval', SUITE, '--store', 'runs.db', '--fail-under', 'outputEquals=0.9', '--fail-under', 'stopReasonMatches=1'], { cwd: dir });
+    const gated = await runCli(['eval', SUITE, '--store', 'runs.db', '--fail-under', 'outputEquals=0.9'], { cwd: dir });
     expect(gated.code).toBe(1);
+    // docs/evals.md shows this very table.
+    const docs = readFileSync(join(ROOT, 'docs/evals.md'), 'utf8');
+    expect(/### Reading the table\n\n```text\n([\s\S]*?)```/.exec(docs)?.[1]).toBe(gated.stdout);
+    // …and this very suite.
+    expect(parse(/\n```yaml\n(suite: [\s\S]*?)```/.exec(docs)?.[1] ?? '')).toEqual(parse(readFileSync(SUITE, 'utf8')));
     const lines = gated.stdout.split('\n');
     expect(lines[0]).toMatch(/^CASE +STOP \(baseline → candidate\) +TURNS +TOOLS +COST +OUTPUT +DIVERGES +stopReasonMatches +outputEquals +toolTrajectoryMatches +costWithin$/);
     expect(lines[1]).toMatch(/^capital-france +goal_achieved → goal_achieved +2 → 2 +1 → 1 +\$0\.0004 → \$0\.0002 +same +1\.00 +1\.00 +1\.00 +1\.00$/);
@@ -39,14 +46,13 @@ describe('dualloop eval', () => {
     expect(gated.stdout).toContain('  capital-peru · outputEquals 0.00: got "Cusco", expected "Lima"');
     expect(gated.stdout).toContain('3/3 cases evaluated · candidate $0.0005 (baseline $0.0012) · tools recorded');
     expect(gated.stdout).toMatch(/^mean outputEquals +0\.667  < 0\.9 FAIL$/m);
-    expect(gated.stdout).toMatch(/^mean stopReasonMatches +1\.000  ≥ 1 pass$/m);
     expect(gated.stderr).toContain('[3/3] capital-peru: goal_achieved · stopReasonMatches 1.00, outputEquals 0.00');
 
     // Run again: every case is read back from the store, nothing runs, the gate passes at 0.6.
-    const passed = await runCli(['eval', SUITE, '--store', 'runs.db', '--fail-under', 'outputEquals=0.6', '--json'], { cwd: dir });
+    const passed = await runCli(['eval', SUITE, '--store', 'runs.db', '--fail-under', 'outputEquals=0.6', '--fail-under', 'stopReasonMatches=1', '--json'], { cwd: dir });
     expect(passed.code).toBe(0);
     const report = JSON.parse(passed.stdout);
-    expect(report).toMatchObject({ suite: 'cheaper-model', tools: 'recorded', stop: 'completed', means: { outputEquals: 0.666667, toolTrajectoryMatches: 0.666667 }, gates: [{ scorer: 'outputEquals', threshold: 0.6, mean: 0.666667, passed: true }] });
+    expect(report).toMatchObject({ suite: 'cheaper-model', tools: 'recorded', stop: 'completed', means: { outputEquals: 0.666667, toolTrajectoryMatches: 0.666667 }, gates: [{ scorer: 'outputEquals', threshold: 0.6, mean: 0.666667, passed: true }, { scorer: 'stopReasonMatches', threshold: 1, mean: 1, passed: true }] });
     expect(report.cases[2]).toMatchObject({ name: 'capital-peru', baseline: { output: 'Lima', toolCalls: 1 }, candidate: { runId: 'cheaper-model.capital-peru', output: 'Cusco', toolCalls: 0 }, outputChanged: true, divergedAt: 1 });
 
     const runs = JSON.parse((await runCli(['runs', '--store', 'runs.db', '--json'], { cwd: dir })).stdout) as { runId: string; evalOf?: unknown }[];
@@ -59,6 +65,37 @@ describe('dualloop eval', () => {
     const audit = await runCli(['audit', 'cheaper-model.capital-peru', '--store', 'runs.db'], { cwd: dir });
     expect(audit.code).toBe(0);
     expect(audit.stdout).toContain('eval of capital-peru in suite cheaper-model');
+  });
+
+  it('picks cases by a runs filter, from a JSONL file and at a fork point', async () => {
+    const dir = recordedExample();
+    const { write } = workspace();
+    write('cases.jsonl', `${JSON.stringify({ name: 'asked', tasks: [{ id: 'japan', description: 'What is the capital of Japan?' }], expected: 'Tokyo' })}\n\n${JSON.stringify({ runId: 'capital-france', name: 'france-again' })}\n`);
+    write('mixed.yaml', {
+      suite: 'mixed',
+      manifest: MANIFEST,
+      candidate: { model: { provider: 'scripted', script: join(EXAMPLE, 'candidate.cassette.yaml') } },
+      cases: [{ runs: { name: 'capitals', stop: 'goal_achieved', limit: 2 } }, { file: 'cases.jsonl' }, { run: 'capital-japan', at: '1:2', name: 'japan-answer' }],
+      scorers: ['outputEquals'],
+    });
+    const result = await runCli(['eval', 'mixed.yaml', '--store', 'runs.db', '--json'], { cwd: dir });
+    expect(result.stderr).not.toContain('dualloop:');
+    const report = JSON.parse(result.stdout);
+    // Newest first: peru and japan; then the file's two; then Japan from its second turn: the look-up is the recording's, the answer the candidate's.
+    expect(report.cases.map((entry: { name: string; candidate: { output: string }; scores: { score: number }[] }) => [entry.name, entry.candidate.output, entry.scores[0]!.score])).toEqual([
+      ['capital-peru', 'Cusco', 0],
+      ['capital-japan', 'Tokyo', 1],
+      ['asked', 'Tokyo', 1],
+      ['france-again', 'Paris', 1],
+      ['japan-answer', 'Tokyo', 1],
+    ]);
+    expect(result.code).toBe(0);
+
+    write('empty.yaml', { suite: 'empty', manifest: MANIFEST, cases: [{ runs: { name: 'nothing-by-this-name' } }, { file: 'missing.jsonl' }], scorers: ['outputEquals'] });
+    const empty = await runCli(['eval', 'empty.yaml', '--store', 'runs.db'], { cwd: dir });
+    expect(empty.code).toBe(64);
+    expect(empty.stderr).toContain('cases.0.runs (line 4): no finished run in the store matches {"name":"nothing-by-this-name"}');
+    expect(empty.stderr).toMatch(/cases\.1\.file \(line 6\): missing\.jsonl cannot be read \(ENOENT\)/);
   });
 
   it('says what is wrong, on its line, before running anything (exit 64)', async () => {
