@@ -21,7 +21,7 @@ export { defineTool } from './tools/define-tool.js';
 export { agentTool, type AgentToolSpec } from './delegation/agent-tool.js';
 export type { Guardrail, GuardrailContext, GuardrailMode, GuardrailStage, GuardrailTrip, GuardrailVerdict } from './contracts/guardrails.js';
 export type { ChildRunOptions, DelegatedRun } from './contracts/delegation.js';
-export type { RunParent } from './contracts/store.js';
+export type { EvalOrigin, RunParent } from './contracts/store.js';
 export { mcpTools, type McpHttpServer, type McpServerConfig, type McpStdioServer, type McpToolSource, type McpToolset, type McpToolsOptions } from './mcp/mcp-tools.js';
 export { calculatorTool } from './tools/builtin/calculator.js';
 export { currentTimeTool } from './tools/builtin/current-time.js';
@@ -104,3 +104,7 @@ export { ENGINE_EVENT_TYPES } from './engine/types.js';
 export type { EngineAdapter, EngineEvent, EngineEventType, EngineInput, EngineMetrics, EngineOutput, EngineState } from './engine/types.js';
 export type { ConfigIssue } from './errors.js';
 // The viewer's server and the inspector bridge are at `dualloop/viewer` and `dualloop/inspect` (ADR 0122).
+export { costWithin, judge, outputEquals, outputMatchesSchema, stopReasonMatches, toolTrajectoryMatches, turnsWithin, type JudgeScorerOptions } from './evals/index.js';
+export * as scorers from './evals/index.js';
+export { evalReportHtml, type EvalHtmlOptions } from './evals/eval-html.js';
+export type { EvalCase, EvalCaseReport, EvalReport, EvalRun, EvalScore, EvalScorer, EvalSide, EvalToolMode, EvaluateOptions, ScoreVerdict, TrajectoryTurn } from './contracts/evals.js';

@@ -96,6 +96,7 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     ...(record.name === undefined ? {} : { name: record.name }),
     createdAt: record.createdAt,
     ...(forkOf === undefined ? {} : { forkOf }),
+    ...(record.evalOf === undefined ? {} : { evalOf: record.evalOf }),
     status,
     workflow: {
       ...(stop === undefined ? {} : { stop }),

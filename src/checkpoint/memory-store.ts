@@ -165,6 +165,7 @@ function summarize(run: RunEntry): RunSummary {
     createdAt: run.record.createdAt,
     ...(run.record.forkOf === undefined ? {} : { forkOf: run.record.forkOf }),
     ...(run.record.parent === undefined ? {} : { parent: run.record.parent }),
+    ...(run.record.evalOf === undefined ? {} : { evalOf: run.record.evalOf }),
     ...(run.result === undefined ? {} : { stop: run.result.stop }),
     tasksDone,
     tasksTotal: run.record.tasks.length,

@@ -172,6 +172,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX rate_starts_key_at ON {schema}.rate_starts (key, at);
     `,
   },
+  {
+    // Version 7: runs an eval started (kernel.evaluate, ADR/0484): the recorded run and the suite.
+    version: 7,
+    description: 'runs an eval started: the recorded run and the suite',
+    sql: `
+      ALTER TABLE {schema}.runs ADD COLUMN eval_of_run_id text;
+      ALTER TABLE {schema}.runs ADD COLUMN eval_of_suite text;
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

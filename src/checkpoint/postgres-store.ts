@@ -5,7 +5,7 @@ import type { WorkflowResult } from '../contracts/results.js';
 import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { isDualloopErrorOf, RunError, StoreError } from '../errors.js';
-import { forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
+import { evalOfRow, forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
 import { fromJson, toJson } from './json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { quoteIdentifier } from './postgres-schema.js';
@@ -107,7 +107,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   const getRun = (runId: string) =>
     guard('reading the run record', runId, async (): Promise<RunRecord | undefined> => {
       await creating.get(runId)?.catch(() => undefined);
-      const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint FROM ${schema}.runs WHERE run_id = $1`, [runId]);
+      const rows = await query(`${prefix}_get_run`, `SELECT run_id, name, options_digest, tasks, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint, eval_of_run_id, eval_of_suite FROM ${schema}.runs WHERE run_id = $1`, [runId]);
       const row = rows[0];
       if (row === undefined) return undefined;
       return {
@@ -118,6 +118,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         createdAt: Number(row.created_at),
         ...forkOfRow(row, (text) => parse(runId, 'fork point', text)),
         ...parentRow(row),
+        ...evalOfRow(row),
         ...(row.fingerprint === null || row.fingerprint === undefined ? {} : { fingerprint: parse(runId, 'fingerprint', row.fingerprint) as WorkflowFingerprint }),
       };
     });
@@ -161,7 +162,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       try {
         const rows = await query(
           `${prefix}_create_run`,
-          `INSERT INTO ${schema}.runs (run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+          `INSERT INTO ${schema}.runs (run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint, eval_of_run_id, eval_of_suite) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
           [
             record.runId,
             record.name ?? null,
@@ -174,6 +175,8 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
             record.parent?.runId ?? null,
             record.parent?.toolCallId ?? null,
             record.fingerprint === undefined ? null : toJson(record.fingerprint, `run ${record.runId}: the fingerprint`),
+            record.evalOf?.runId ?? null,
+            record.evalOf?.suite ?? null,
           ],
         );
         keys.set(record.runId, Number(rows[0]!.id));
@@ -277,7 +280,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
       guard('listing runs', undefined, async (): Promise<RunSummary[]> => {
         const rows = await query(
           `${prefix}_list_runs`,
-          `SELECT r.run_id, r.name, r.created_at, r.tasks_total, r.fork_of_run_id, r.fork_of_at, r.parent_run_id, r.parent_tool_call_id, res.stop AS result_stop, res.tasks_done AS result_done,
+          `SELECT r.run_id, r.name, r.created_at, r.tasks_total, r.fork_of_run_id, r.fork_of_at, r.parent_run_id, r.parent_tool_call_id, r.eval_of_run_id, r.eval_of_suite, res.stop AS result_stop, res.tasks_done AS result_done,
                   (SELECT c.tasks_done FROM ${schema}.checkpoint_entries c WHERE c.run = r.id ORDER BY c.sequence DESC LIMIT 1) AS checkpoint_done
            FROM ${schema}.runs r LEFT JOIN ${schema}.results res ON res.run = r.id
            ORDER BY r.created_at DESC, r.id DESC LIMIT $1`,

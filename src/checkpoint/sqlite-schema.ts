@@ -236,6 +236,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN fingerprint TEXT;
     `,
   },
+  {
+    version: 9,
+    description: 'runs an eval started: the recorded run and the suite (kernel.evaluate, ADR/0484)',
+    sql: `
+      ALTER TABLE runs ADD COLUMN eval_of_run_id TEXT;
+      ALTER TABLE runs ADD COLUMN eval_of_suite TEXT;
+    `,
+  },
 ];
 
 /** The WAL pages after which the store's own connection checkpoints (when no worker does it, ADR/0391). */

@@ -17,12 +17,12 @@ export function prepareStatements(database: DatabaseSync) {
     commit: prepare('COMMIT'),
     rollback: prepare('ROLLBACK'),
 
-    insertRun: prepare('INSERT INTO runs (run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertRun: prepare('INSERT INTO runs (run_id, name, options_digest, tasks, tasks_total, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint, eval_of_run_id, eval_of_suite) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     updateFingerprint: prepare('UPDATE runs SET fingerprint = ? WHERE id = ?'),
     runKey: prepare('SELECT id FROM runs WHERE run_id = ?'),
-    getRun: prepare('SELECT run_id, name, options_digest, tasks, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint FROM runs WHERE run_id = ?'),
+    getRun: prepare('SELECT run_id, name, options_digest, tasks, created_at, fork_of_run_id, fork_of_at, parent_run_id, parent_tool_call_id, fingerprint, eval_of_run_id, eval_of_suite FROM runs WHERE run_id = ?'),
     listRuns: prepare(`
-      SELECT r.run_id, r.name, r.created_at, r.tasks_total, r.fork_of_run_id, r.fork_of_at, r.parent_run_id, r.parent_tool_call_id,
+      SELECT r.run_id, r.name, r.created_at, r.tasks_total, r.fork_of_run_id, r.fork_of_at, r.parent_run_id, r.parent_tool_call_id, r.eval_of_run_id, r.eval_of_suite,
              res.stop AS result_stop, res.tasks_done AS result_done,
              (SELECT c.tasks_done FROM checkpoint_entries c WHERE c.id >= r.id * ${RUN_RANGE} AND c.id < (r.id + 1) * ${RUN_RANGE} ORDER BY c.id DESC LIMIT 1) AS checkpoint_done
       FROM runs r LEFT JOIN results res ON res.run = r.id

@@ -8,7 +8,7 @@ import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
 import type { ToolResult } from '../contracts/tool.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { ConfigError, isDualloopErrorOf, StoreError } from '../errors.js';
-import { forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
+import { evalOfRow, forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
 import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
 import { fromJson, toJson } from './json-codec.js';
 import { runExists, runNotFound } from './run-refusals.js';
@@ -131,6 +131,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         createdAt: Number(row.created_at),
         ...forkOfRow(row, (text) => parse(runId, 'fork point', text)),
         ...parentRow(row),
+        ...evalOfRow(row),
         ...(row.fingerprint === null || row.fingerprint === undefined ? {} : { fingerprint: parse(runId, 'fingerprint', row.fingerprint) as WorkflowFingerprint }),
       };
     });
@@ -160,6 +161,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
             record.parent?.runId ?? null,
             record.parent?.toolCallId ?? null,
             record.fingerprint === undefined ? null : toJson(record.fingerprint, `run ${record.runId}: the fingerprint`),
+            record.evalOf?.runId ?? null,
+            record.evalOf?.suite ?? null,
           ),
         );
         keys.set(record.runId, Number(inserted.lastInsertRowid));

@@ -17,6 +17,7 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
   const metrics = report.workflow.metrics;
   lines.push(`${colors.bold(report.runId)}${report.name === undefined ? '' : `  ${report.name}`}  ${colors.dim(`started ${formatTimestamp(report.createdAt)} · ${report.status}`)}`);
   if (report.forkOf !== undefined) lines.push(`forked from ${colors.bold(report.forkOf.runId)} at ${formatForkPoint(report.forkOf.at)}  ${colors.dim(describeForkPoint(report.forkOf.at))}`);
+  if (report.evalOf !== undefined) lines.push(`eval of ${colors.bold(report.evalOf.runId)} in suite ${report.evalOf.suite}`);
   const rerun = report.forkOf?.rerun;
   if (rerun !== undefined) lines.push(colors.dim(`  ran again: ${rerun.join(', ')}; every other task's result is ${report.forkOf!.runId}'s`));
   lines.push(`workflow  ${stopText(stop, colors)}${boundText(report.workflow.bound)}`);

@@ -36,6 +36,14 @@ export const EXIT_CODES = {
   view: exitCodesHelp([[0, 'the viewer was stopped with Ctrl-C'], [4, 'the viewer cannot listen, or the store cannot be opened'], [64, 'invalid arguments; no such store or run']]),
   control: exitCodesHelp([[0, 'the command was sent'], STORE_FAILED, [64, 'invalid arguments; the run cannot take it (unknown or finished run, no such pending approval)']]),
   init: exitCodesHelp([[0, 'the starter files are written'], [4, 'they cannot be written'], [64, 'invalid arguments; a starter file exists already (--force overwrites)']]),
+  eval: exitCodesHelp([
+    [0, 'every case was evaluated and every --fail-under gate passed'],
+    [1, "a --fail-under gate failed: a scorer's mean is below its threshold"],
+    [2, "the suite's budget (--max-cost-usd) ran out: the cases not started were skipped"],
+    [4, 'a case could not run (a task list the kernel refuses), or the store failed'],
+    [64, 'invalid suite, manifest or arguments; a case names a run the store does not hold'],
+    CANCELED,
+  ]),
   validate: exitCodesHelp([[0, 'the manifest is valid'], [64, 'it is not: every problem is listed']]),
   submit: exitCodesHelp([
     [0, 'the run is queued; with --wait, it completed'],

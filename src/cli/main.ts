@@ -6,10 +6,11 @@
  * the model SDK, the store or the terminal libraries.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { integer, positiveInteger, webSocketUrl } from './argument-parsers.js';
+import { integer, positiveInteger, positiveNumber, webSocketUrl } from './argument-parsers.js';
 import { describeError } from '../errors.js';
 import { processIO } from './command-io.js';
 import type { AuditFlags } from './commands/audit-command.js';
+import type { EvalFlags } from './commands/eval-command.js';
 import type { ForkFlags } from './commands/fork-command.js';
 import type { ResumeFlags } from './commands/resume-command.js';
 import type { RunFlags } from './commands/run-command.js';
@@ -152,6 +153,22 @@ export function createProgram(): { readonly program: Command; exitCode(): number
     .action(async (runId: string | undefined, flags: Record<string, unknown>) => {
       const { viewCommand } = await import('./commands/view-command.js');
       exitCode = await viewCommand(runId, { ...pick<ViewFlags>(flags, { store: 'store', host: 'host', port: 'port' }), control: flags['control'] === true }, io);
+    });
+
+  program
+    .command('eval')
+    .description('Replay recorded runs (or task lists) with a candidate model, prompt or bounds, score them against the recording, and gate CI')
+    .argument('<suite>', 'the eval suite (YAML): the manifest, the candidate\'s changes, the cases and the scorers')
+    .addOption(storeOption())
+    .option('--json', 'print the report as JSON on stdout instead of the table')
+    .option('--html <path>', 'also write the static HTML report (trajectories side by side) to this file')
+    .option('--fail-under <scorer=mean...>', 'exit 1 when a scorer\'s mean score falls below the threshold, e.g. outputEquals=0.9 (repeatable)')
+    .option('--concurrency <n>', 'cases run at once (default: the suite\'s, else 1)', positiveInteger)
+    .option('--max-cost-usd <usd>', 'one budget for the whole suite: once spent, the cases not started are skipped (default: the suite\'s)', positiveNumber)
+    .addHelpText('after', EXIT_CODES.eval)
+    .action(async (suite: string, flags: Record<string, unknown>) => {
+      const { evalCommand } = await import('./commands/eval-command.js');
+      exitCode = await evalCommand(suite, { json: flags['json'] === true, ...pick<EvalFlags>(flags, { store: 'store', html: 'html', failUnder: 'failUnder', concurrency: 'concurrency', maxCostUsd: 'maxCostUsd' }) }, io);
     });
 
   program

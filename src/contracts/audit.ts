@@ -1,3 +1,4 @@
+import type { EvalOrigin } from './store.js';
 import type { ErrorCode } from './error-codes.js';
 import type { GuardrailMode, GuardrailStage } from './guardrails.js';
 import type { CompactionOutcome, ErrorScope, OutputInvalidOutcome, PolicySubject } from './events.js';
@@ -164,6 +165,8 @@ export interface AuditReport {
    * task's result is the source's.
    */
   readonly forkOf?: ForkOrigin;
+  /** The recorded run this one replays and its suite, for a run `kernel.evaluate` made (the record's `evalOf`). */
+  readonly evalOf?: EvalOrigin;
   readonly status: 'finished' | 'resumable' | 'incomplete';
   readonly workflow: {
     readonly stop?: StopCondition;

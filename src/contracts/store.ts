@@ -28,6 +28,14 @@ export interface RunRecord {
    * recorded before fingerprints (their `optionsDigest` is compared instead, with a warning).
    */
   readonly fingerprint?: WorkflowFingerprint;
+  /** Set on a run an eval started (`kernel.evaluate`, docs/evals.md): the recorded run it replays (the case's own id for a task-list case) and the suite. */
+  readonly evalOf?: EvalOrigin;
+}
+
+/** The recorded run and suite an eval's run belongs to. */
+export interface EvalOrigin {
+  readonly runId: string;
+  readonly suite: string;
 }
 
 /** The run and tool call a delegated run (`agentTool`) was started by. */
@@ -44,6 +52,8 @@ export interface RunSummary {
   readonly forkOf?: ForkOrigin;
   /** The record's `parent`: a delegated run is listed under the run that started it. */
   readonly parent?: RunParent;
+  /** The record's `evalOf`: a run an eval started. */
+  readonly evalOf?: EvalOrigin;
   readonly stop?: StopCondition;
   /** Tasks that finished for good: a task halted for a resumable reason runs again on resume and is not counted. */
   readonly tasksDone: number;

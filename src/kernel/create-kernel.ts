@@ -26,6 +26,9 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { cleanRunId, refuseRedactedTaskIds } from './run-ids.js';
 import type { WorkflowRun } from './workflow-run.js';
 import type { OutputsOf } from '../contracts/task-outputs.js';
+import type { EvalCase, EvalReport, EvaluateOptions } from '../contracts/evals.js';
+import { evaluate } from '../evals/evaluate.js';
+import { boundsWithin } from '../evals/case-bounds.js';
 
 export interface StartOptions {
   readonly runId?: string;
@@ -63,6 +66,12 @@ export interface Kernel {
    * with RunError `run_not_found`, `fork_point_not_found` (naming the valid points) or `run_exists`.
    */
   fork(runId: string, options: ForkOptions): Promise<WorkflowRun>;
+  /**
+   * Evals (docs/evals.md): runs each case — a recorded run of this kernel's store, or a task list —
+   * again with this kernel's options as the candidate, tools answered from the recording, and
+   * scores it. Throws ConfigError for invalid options or cases (an unknown or unfinished run).
+   */
+  evaluate(cases: readonly EvalCase[], options: EvaluateOptions): Promise<EvalReport>;
 }
 
 /**
@@ -157,6 +166,16 @@ export function buildKernel(options: KernelOptions, strategyFor: (deps: KernelDe
 
   return {
     deps,
+    evaluate: (cases, evalOptions) =>
+      evaluate(
+        {
+          store: deps.store,
+          tools: options.tools ?? [],
+          candidate: (tools, store, maxCostUsd) => buildKernel({ ...options, tools, store, bounds: boundsWithin(options.bounds, maxCostUsd) }, strategyFor),
+        },
+        cases,
+        evalOptions,
+      ),
     start(tasks, startOptions = {}) {
       const specs = normalizeTasks(tasks ?? deps.loop.tasks ?? (deps.loop.goal === undefined ? undefined : [deps.loop.goal]), deps.loop.bounds, deps.guardrails.names);
       if (startOptions.runId !== undefined && !RUN_ID.test(startOptions.runId)) {

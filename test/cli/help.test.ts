@@ -39,8 +39,8 @@ function optionHelp(text: string, flag: string): string {
 }
 
 describe('dualloop --help', () => {
-  it('has the 13 commands', () => {
-    expect(commands.sort()).toEqual(['approve', 'audit', 'cancel', 'fork', 'init', 'resume', 'run', 'runs', 'steer', 'submit', 'validate', 'view', 'worker']);
+  it('has the 14 commands', () => {
+    expect(commands.sort()).toEqual(['approve', 'audit', 'cancel', 'eval', 'fork', 'init', 'resume', 'run', 'runs', 'steer', 'submit', 'validate', 'view', 'worker']);
   });
 
   it("names the manifest's store.path as --store's default on run only, and :memory: there", () => {

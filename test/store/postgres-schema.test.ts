@@ -11,7 +11,7 @@ describe('postgresStore: the schema', () => {
     const name = schema();
     const stores = [0, 1, 2].map(() => postgresStore({ connectionString: postgresUrl() }, { schema: name, maxConnections: 2 }));
     await Promise.all(stores.map((store) => store.ready()));
-    expect(await sql(`SELECT application, version FROM "${name}".dualloop_schema`)).toEqual([{ application: 'dualloop', version: 6 }]);
+    expect(await sql(`SELECT application, version FROM "${name}".dualloop_schema`)).toEqual([{ application: 'dualloop', version: 7 }]);
     await stores[0]!.createRun(runRecord('run-a'));
     expect(await stores[2]!.getRun('run-a')).toEqual(runRecord('run-a'));
     for (const store of stores) await store.close();
@@ -85,11 +85,11 @@ describe('postgresStore: migrating a version 1 schema', () => {
     await first.close();
     // What dualloop with only migration 1 left behind.
     await sql(
-      `DROP TABLE "${name}".rate_starts; DROP TABLE "${name}".rate_keys; DROP TABLE "${name}".followers; DROP TABLE "${name}".submissions; ALTER TABLE "${name}".runs DROP COLUMN parent_run_id, DROP COLUMN parent_tool_call_id, DROP COLUMN fingerprint; UPDATE "${name}".dualloop_schema SET version = 1`,
+      `DROP TABLE "${name}".rate_starts; DROP TABLE "${name}".rate_keys; DROP TABLE "${name}".followers; DROP TABLE "${name}".submissions; ALTER TABLE "${name}".runs DROP COLUMN parent_run_id, DROP COLUMN parent_tool_call_id, DROP COLUMN fingerprint, DROP COLUMN eval_of_run_id, DROP COLUMN eval_of_suite; UPDATE "${name}".dualloop_schema SET version = 1`,
     );
     const store = postgresStore({ connectionString: postgresUrl() }, { schema: name });
     expect(await store.getRun('run-a')).toEqual(runRecord('run-a'));
-    expect(await sql(`SELECT version FROM "${name}".dualloop_schema`)).toEqual([{ version: 6 }]);
+    expect(await sql(`SELECT version FROM "${name}".dualloop_schema`)).toEqual([{ version: 7 }]);
     expect(await sql(`SELECT count(*)::int AS rows FROM "${name}".rate_keys`)).toEqual([{ rows: 0 }]);
     expect(await sql(`SELECT count(*)::int AS rows FROM "${name}".followers`)).toEqual([{ rows: 0 }]);
     expect(await sql(`SELECT count(*)::int AS rows FROM "${name}".submissions`)).toEqual([{ rows: 0 }]);

@@ -45,9 +45,9 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       run.stop === undefined ? 'running or interrupted' : run.stop.reason === 'error' && run.stop.code !== undefined ? `error (${run.stop.code})` : run.stop.reason,
       // Plan strategies run plan steps, not the tasks the run was started with: no total to show.
       run.tasksDone > run.tasksTotal ? `${run.tasksDone}` : `${run.tasksDone}/${run.tasksTotal}`,
-      run.forkOf === undefined ? '' : `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}`,
+      run.forkOf !== undefined ? `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}` : run.evalOf !== undefined ? `eval of ${run.evalOf.runId} (suite ${run.evalOf.suite})` : '',
     ]);
-    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS', runs.some((run) => run.forkOf !== undefined) ? 'LINEAGE' : ''];
+    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS', runs.some((run) => run.forkOf !== undefined || run.evalOf !== undefined) ? 'LINEAGE' : ''];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
     const line = (cells: readonly string[], paint: (cell: string, column: number) => string = (cell) => cell) =>
       cells.map((cell, column) => paint(cell.padEnd(widths[column]!), column)).join('  ').trimEnd();
