@@ -34,12 +34,18 @@ export interface PostgresStoreOptions {
    * fails as a StoreError (default 10 000 ms; 0 fails at once). ADR/0187.
    */
   readonly reconnectMs?: number;
+  /**
+   * Commit the writes of runs that arrive together in one transaction (default true): with many
+   * runs in flight, one WAL flush carries many turns. `false` commits every write on its own.
+   * ADR/0490.
+   */
+  readonly groupCommit?: boolean;
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** Checks `postgresStore`'s arguments before any connection: one ConfigError naming every bad field. */
-export function validatePostgresOptions(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number; safetyPollMs: number; reconnectMs: number } {
+export function validatePostgresOptions(connection: PostgresConnection, options: PostgresStoreOptions): { schema: string; maxConnections: number; safetyPollMs: number; reconnectMs: number; groupCommit: boolean } {
   const issues: { path: string; message: string }[] = [];
   const value = (typeof connection === 'object' && connection !== null ? connection : {}) as { connectionString?: unknown; pool?: unknown };
   const hasString = typeof value.connectionString === 'string' && value.connectionString.trim() !== '';
@@ -57,8 +63,10 @@ export function validatePostgresOptions(connection: PostgresConnection, options:
   if (!Number.isInteger(safetyPollMs) || safetyPollMs < 1 || safetyPollMs > 2_147_483_647) issues.push({ path: 'safetyPollMs', message: 'must be a positive integer of milliseconds (at most 2147483647)' });
   const reconnectMs = options.reconnectMs ?? DEFAULT_RECONNECT_MS;
   if (!Number.isInteger(reconnectMs) || reconnectMs < 0) issues.push({ path: 'reconnectMs', message: 'must be a non-negative integer of milliseconds' });
+  const groupCommit = options.groupCommit ?? true;
+  if (typeof groupCommit !== 'boolean') issues.push({ path: 'groupCommit', message: 'must be true or false' });
   if (issues.length > 0) throw new ConfigError({ message: 'Invalid postgresStore options', issues });
-  return { schema, maxConnections, safetyPollMs, reconnectMs };
+  return { schema, maxConnections, safetyPollMs, reconnectMs, groupCommit };
 }
 
 /**

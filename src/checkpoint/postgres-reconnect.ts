@@ -45,10 +45,13 @@ export type UnknownOutcome = 'retry' | 'fail' | { readonly committed: readonly R
  * Runs `attempt` until it succeeds, fails otherwise than by a lost connection, or `reconnectMs`
  * ran out since the first failure.
  */
-export async function withReconnect<T>(options: RetryOptions & { readonly unknownOutcome: UnknownOutcome; readonly committed: (rows: readonly Record<string, unknown>[]) => T }, attempt: () => Promise<T>): Promise<T> {
+export async function withReconnect<T>(
+  options: RetryOptions & { readonly unknownOutcome: UnknownOutcome; readonly committed: (rows: readonly Record<string, unknown>[]) => T; /** The statement may have committed already (its group's connection was lost). */ readonly maybeRan?: boolean },
+  attempt: () => Promise<T>,
+): Promise<T> {
   let started: number | undefined;
   let delay = 50;
-  let maybeRan = false;
+  let maybeRan = options.maybeRan === true;
   for (;;) {
     try {
       return await attempt();

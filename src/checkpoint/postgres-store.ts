@@ -11,6 +11,7 @@ import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } f
 import { quoteIdentifier } from './postgres-schema.js';
 import { givenPool, openPostgresConnections } from './postgres-connection.js';
 import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
+import { GroupCommit } from './postgres-group-commit.js';
 import { postgresControls } from './postgres-controls.js';
 import { postgresRateWindows } from './postgres-rate-windows.js';
 import { eventChannelName, postgresEventFeed } from './postgres-events.js';
@@ -58,17 +59,22 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
 
   const { opened, connectListener } = openPostgresConnections(connection, settings, where);
 
-  const query = async (name: string, text: string, values: readonly unknown[], unknownOutcome: UnknownOutcome = 'retry'): Promise<Row[]> => {
+  const query = async (name: string, text: string, values: readonly unknown[], unknownOutcome: UnknownOutcome = 'retry', maybeRan = false): Promise<Row[]> => {
     if (closed) throw new StoreError({ code: 'store_failed', path: where, message: `postgres store ${where}: used after close()` });
     const pool = await opened;
     // A server that went away (a restart) is waited for, up to reconnectMs (ADR/0187).
-    return withReconnect({ reconnectMs: settings.reconnectMs, closed: () => closed, unknownOutcome, committed: (rows) => rows.map((row) => ({ ...row })) }, async () => {
+    return withReconnect({ reconnectMs: settings.reconnectMs, closed: () => closed, unknownOutcome, maybeRan, committed: (rows) => rows.map((row) => ({ ...row })) }, async () => {
       const result = await pool.query({ name, text, values: values as unknown[] });
       return result.rows as Row[];
     });
   };
   const prefix = `dl_${settings.schema}`;
-  const writes = new PostgresRunWrites(schema, prefix, query, eventChannelName(settings.schema));
+  // The runs' writes commit in groups when many arrive at once (ADR/0490); everything else goes alone.
+  const groups = settings.groupCommit ? new GroupCommit(() => opened, query) : undefined;
+  const writes = new PostgresRunWrites(schema, prefix, query, eventChannelName(settings.schema), (name, text, values, unknownOutcome = 'retry') => {
+    if (groups === undefined || closed) return query(name, text, values, unknownOutcome);
+    return groups.execute(name, text, values, unknownOutcome);
+  });
 
   const guard = async <T>(operation: string, runId: string | undefined, action: () => Promise<T>): Promise<T> => {
     try {

@@ -4,7 +4,7 @@
  * BEGIN/COMMIT round trips). Events are queued and ride with the run's next checkpoint, tool
  * result or result, or go on their own when the current macrotask ends; queue changes and tool
  * results are written at once (ADR/0181). A write's promise settles when its statement committed.
- * Runs write independently, on the pool's connections.
+ * Runs write independently; when many write at once, their statements commit in groups (ADR/0490).
  */
 import type { KernelEvent } from '../contracts/events.js';
 import type { CheckpointEntry } from '../contracts/checkpoint.js';
@@ -59,6 +59,8 @@ export class PostgresRunWrites {
     private readonly execute: Execute,
     /** The channel a statement that writes events or a result notifies (ADR/0186). */
     private readonly eventChannel: string,
+    /** How a run's write statement is committed: grouped with other runs' (ADR/0490), or like any statement. */
+    private readonly commit: Execute = execute,
   ) {}
 
   /** The slot of a run whose integer key is known; created on first use. */
@@ -192,7 +194,7 @@ export class PostgresRunWrites {
     try {
       // A retry after a lost connection that meets its own rows (events and checkpoints are keyed)
       // proves the statement had committed, fenced (ADR/0187).
-      const rows = await this.execute(name, text, values, { committed: batch.fence === undefined ? [] : [{ fenced: true }] });
+      const rows = await this.commit(name, text, values, { committed: batch.fence === undefined ? [] : [{ fenced: true }] });
       if (batch.fence !== undefined && rows[0]?.fenced !== true) {
         slot.lost = Math.max(batch.fence, slot.lost ?? 0);
         throw leaseLost(slot.runId, await this.refusal(slot.key, batch.fence));
