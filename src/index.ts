@@ -34,13 +34,13 @@ export type { OpenedToolSource, Tool, ToolCallPlace, ToolDefinition, ToolExecuti
 export { memoryStore } from './checkpoint/memory-store.js';
 export type { MemoryStore, MemoryStoreOptions } from './checkpoint/memory-store.js';
 export type { SynchronousStore } from './checkpoint/synchronous-store.js';
-export { sqliteStore } from './checkpoint/sqlite-store.js';
-export type { SqliteStore, SqliteStoreOptions } from './checkpoint/sqlite-store.js';
-export { postgresStore } from './checkpoint/postgres-store.js';
+export { sqliteStore } from './checkpoint/sqlite/sqlite-store.js';
+export type { SqliteStore, SqliteStoreOptions } from './checkpoint/sqlite/sqlite-store.js';
+export { postgresStore } from './checkpoint/postgres/postgres-store.js';
 export { approveRun, cancelRun, steerRun } from './control/run-control.js';
 export type { ApproveOptions, ControlRedaction, SteerOptions } from './control/run-control.js';
 export type { ControlChannel, ControlCommand } from './contracts/control.js';
-export type { PostgresConnection, PostgresPool, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres-store.js';
+export type { PostgresConnection, PostgresPool, PostgresStore, PostgresStoreOptions } from './checkpoint/postgres/postgres-store.js';
 export { submitRun, type SubmittedRun } from './workers/submit-run.js';
 export { createWorker, type StopOptions as WorkerStopOptions, type Worker } from './workers/create-worker.js';
 export type { SliceReport, SubmitRunOptions, WorkerOptions, WorkflowBuilder, WorkflowRunInfo } from './workers/worker-settings.js';

@@ -11,12 +11,12 @@ export const meta = { label: 'dualloop (sqliteStore, durable)', packages: ['dual
 
 /** The store is being written alongside the bench: the system is pending until the build has it. */
 export function pendingReason() {
-  return existsSync(distFile('checkpoint/sqlite-store.js')) ? undefined : 'src/checkpoint/sqlite-store.ts not built yet';
+  return existsSync(distFile('checkpoint/sqlite/sqlite-store.js')) ? undefined : 'src/checkpoint/sqlite/sqlite-store.ts not built yet';
 }
 
 export async function createSystem(env) {
   const dualloop = await loadDualloop();
-  const sqliteStore = dualloop.sqliteStore ?? (await import(distFile('checkpoint/sqlite-store.js').href)).sqliteStore;
+  const sqliteStore = dualloop.sqliteStore ?? (await import(distFile('checkpoint/sqlite/sqlite-store.js').href)).sqliteStore;
   const directory = mkdtempSync(join(tmpdir(), 'dualloop-bench-'));
   process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
   return createDualloopSystem(env, sqliteStore({ path: join(directory, 'bench.db') }), 'dualloop (sqlite)');

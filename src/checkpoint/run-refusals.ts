@@ -22,6 +22,11 @@ export function checkpointOutOfOrder(runId: string, detail: string): RunError {
   return new RunError({ code: 'checkpoint_out_of_order', runId, message: `run ${runId}: ${detail}; the checkpoint history is append-only` });
 }
 
+/** An approval answered a second time (`approveRun`): an approval is answered once. */
+export function approvalAnswered(runId: string, approvalId: string): RunError {
+  return new RunError({ code: 'approval_answered', runId, message: `run ${runId}: approval ${approvalId} was already answered; an approval is answered once` });
+}
+
 /** A fenced write after the run's lease passed to a newer holder, or expired (ADR/0180). */
 export function leaseLost(runId: string, detail: string): RunError {
   return new RunError({ code: 'lease_lost', runId, message: `run ${runId}: lease_lost: ${detail}; the write was refused` });

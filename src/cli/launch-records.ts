@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Pool } from 'pg';
-import { loadNodeSqlite } from '../checkpoint/load-node-sqlite.js';
-import { quoteIdentifier } from '../checkpoint/postgres-schema.js';
+import { loadNodeSqlite } from '../checkpoint/sqlite/load-node-sqlite.js';
+import { quoteIdentifier } from '../checkpoint/postgres/postgres-schema.js';
 import type { BoundOverrides } from '../manifest/bound-overrides.js';
 
 /**

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CheckpointStore } from '../contracts/store.js';
-import { describePostgresFailure } from '../checkpoint/postgres-failure.js';
+import { describePostgresFailure } from '../checkpoint/postgres/postgres-failure.js';
 import { displayPath } from '../manifest/load-manifest.js';
 import { complain, type CommandIO } from './command-io.js';
 import { postgresLaunchRecords, sqliteLaunchRecords, type LaunchRecord, type LaunchRecords } from './launch-records.js';
@@ -57,7 +57,7 @@ export async function openCommandStore(request: StoreRequest, io: CommandIO): Pr
     complain(io, target.problem);
     return undefined;
   }
-  const { postgresStore } = await import('../checkpoint/postgres-store.js');
+  const { postgresStore } = await import('../checkpoint/postgres/postgres-store.js');
   const store = postgresStore({ connectionString: target.connectionString }, target.schema === undefined ? {} : { schema: target.schema });
   try {
     await store.ready();
@@ -100,7 +100,7 @@ async function openSqlite(request: StoreRequest, io: CommandIO): Promise<Command
     return undefined;
   }
   mkdirSync(dirname(path), { recursive: true });
-  const { sqliteStore } = await import('../checkpoint/sqlite-store.js');
+  const { sqliteStore } = await import('../checkpoint/sqlite/sqlite-store.js');
   const store = sqliteStore({ path });
   const launches = sqliteLaunchRecords(path);
   return {

@@ -1,14 +1,10 @@
 import { createActor } from 'xstate';
-import { rateWindowOf } from './rate-windows.js';
-import { parallelTasksOf, type OuterBounds } from '../contracts/bounds.js';
-import { isGraph } from '../graph/task-graph.js';
 import { isTaskOf } from '../contracts/task-id.js';
 import type { ErrorScope, KernelEvent } from '../contracts/events.js';
 import { errorCodeOfScope } from '../contracts/error-scopes.js';
 import type { WorkflowResult } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
-import type { WorkflowInput, WorkflowOutput, WorkflowProgress } from '../contracts/workflow-protocol.js';
-import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
+import type { WorkflowOutput } from '../contracts/workflow-protocol.js';
 import { describeError } from '../errors.js';
 import { guardedListener, loggerListener, storeListener } from '../events/event-listeners.js';
 import { EventSink, type EventListener } from '../events/event-sink.js';
@@ -17,17 +13,14 @@ import { RUN_ENDED } from './abort-reasons.js';
 import { EventRedaction } from '../redaction/event-redaction.js';
 import { redactedInspection } from '../redaction/redacted-inspection.js';
 import { everyStateAsSnapshot } from '../events/every-state-inspection.js';
-import type { KernelDeps } from './kernel-deps.js';
 import type { InspectObserver } from '../events/observers.js';
 import { fencedStore } from './fenced-store.js';
 import { watchRunControls } from './run-controls.js';
 import { SUSPEND_RUN, SuspensionPoint, type SuspendableRun } from './run-suspension.js';
-import type { RunRuntime } from './run-runtime.js';
 import { RunTools } from '../tools/run-tools.js';
-import { ToolStartLedger } from './tool-start-ledger.js';
-import { CallIndexes } from './call-indexes.js';
-import { SpendLedger } from './spend-ledger.js';
 import { runMessages } from './run-messages.js';
+import { runRuntimeFor, workflowInput } from './run-setup.js';
+import { endRun } from './run-end.js';
 import type { KernelInternals, LaunchPlan } from './launch-plan.js';
 
 export type { KernelInternals, LaunchPlan } from './launch-plan.js';
@@ -85,40 +78,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
   const startedAt = clock.now();
   const outerBounds = plan.outerBounds ?? deps.loop.bounds.outer;
 
-  const runtime: RunRuntime = {
-    runId,
-    events: sink,
-    tasks: plan.tasks,
-    approvals: plan.approvals,
-    resumed: plan.resumed,
-    store,
-    signal: runController.signal,
-    checkpoints: new CheckpointWriter({
-      runId,
-      store,
-      now: () => clock.now(),
-      lastEventSeq: () => sink.lastSeq,
-      progress: plan.progress,
-      graph: isGraph(plan.tasks),
-      ...(plan.checkpoint === undefined ? {} : { base: plan.checkpoint }),
-    }),
-    tools,
-    toolStarts: new ToolStartLedger(),
-    spend: new SpendLedger(plan.progress, plan.delegation?.parentSpend),
-    rateWindow: (model, limit) => rateWindowOf(model, limit, deps),
-    callIndexes: new CallIndexes(restoredCallIndex(plan.progress)),
-    outerBounds,
-    sessionDeadlineAt: startedAt + Math.max(0, outerBounds.maxSessionRuntimeMs - plan.progress.elapsedMs),
-    depth: plan.delegation?.depth ?? 0,
-    relay: (event) => {
-      if (!ended) stream.push({ ...event, path: [runId, ...(event.path ?? [event.runId])] });
-    },
-    confirmLease: () => leases.confirm(fence, onLeaseTrouble),
-    // A service that reports after the run ended (a gate or tool that ignored its signal) is ignored.
-    emit: (body) => {
-      if (!ended) sink.emit(body);
-    },
-  };
+  const runtime = runRuntimeFor({ deps, plan, store, sink, tools, signal: runController.signal, startedAt, outerBounds, relay: (event) => stream.push(event), ended: () => ended, confirmLease: () => leases.confirm(fence, onLeaseTrouble) });
   if (internals.delegation !== undefined) runtime.delegate = internals.delegation(runtime);
   if (spans !== undefined) runtime.toolTraceParent = spans.toolTraceParent;
   registry.set(runId, runtime);
@@ -152,29 +112,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
       ended = true;
       for (const signal of abortSignals) signal.removeEventListener('abort', onSignal);
       runController.abort(RUN_ENDED);
-      // The caller gets the result as the store keeps it: the same, resumed or not (ADR/0100).
-      const workflowResult: WorkflowResult = deps.redactor.value({
-        runId,
-        // However the stop reached the machines (a task's halt wraps it), a lost lease ends the run
-        // here with exactly that: another process holds the run now.
-        stop: fence.lost && output.stop.reason === 'error' ? { ...output.stop, ...(suspended ? { code: 'run_suspended', detail: 'suspended' } : { code: 'lease_lost', detail: 'lease_lost' }) } : output.stop,
-        tasks: output.results,
-        metrics: { ...output.metrics, runtimeMs: Math.max(output.metrics.runtimeMs, plan.progress.elapsedMs + (clock.now() - startedAt)) },
-      });
-      sink.emit({ type: 'workflow_end', stop: workflowResult.stop, metrics: workflowResult.metrics });
-      try {
-        if (!fence.lost && !unrecorded) await store.saveResult(workflowResult);
-      } catch (error) {
-        sink.emit({ type: 'error', scope: 'checkpoint', message: `saving the final result failed: ${describeError(error)}` });
-      }
-      // Renewals stop whatever happened to the result (a store that is down must not keep the run
-      // held by this process); a release that fails leaves the lease to expire.
-      await releaseLease().catch(() => undefined);
-      // The run's tool sources (MCP servers) stop before its result is given (ADR/0143).
-      await tools.close();
-      registry.delete(runId);
-      stream.close();
-      resolve(workflowResult);
+      resolve(await endRun(output, { deps, plan, store, sink, tools, startedAt, fence, suspended, unrecorded, releaseLease, forget: () => (registry.delete(runId), stream.close()) }));
     };
     actor.subscribe({
       complete: () => void finish(actor.getSnapshot().output as WorkflowOutput),
@@ -255,27 +193,4 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
 function guardedInspect(observer: InspectObserver, fail: (error: unknown) => void): (inspectionEvent: unknown) => void {
   const next = typeof observer === 'function' ? observer : (inspectionEvent: unknown) => observer.next?.(inspectionEvent);
   return guardedListener(next, (error) => queueMicrotask(() => fail(error)));
-}
-
-/** Where a run's model call indexes continue: past every call its progress and restored tasks counted. */
-function restoredCallIndex(progress: WorkflowProgress): number {
-  const restored = progress.active !== undefined ? [progress.active] : (progress.branches ?? []);
-  return Math.max(progress.modelCallIndex, ...restored.map((active) => active.point.modelCallIndex));
-}
-
-/** The workflow machine's input: the run's bounds and settings, where it starts from. */
-function workflowInput(deps: KernelDeps, plan: LaunchPlan, bounds: OuterBounds, startedAt: number): WorkflowInput {
-  const graph = isGraph(plan.tasks);
-  return {
-    runId: plan.runId,
-    bounds,
-    settings: {
-      onTaskStop: deps.loop.onTaskStop,
-      turn: { wrapUpOnBound: deps.loop.wrapUpOnBound, steeringMode: deps.context.steeringMode, followUpMode: deps.context.followUpMode },
-      graph,
-      maxParallelTasks: graph ? parallelTasksOf(bounds) : 1,
-    },
-    progress: plan.progress,
-    startedAt,
-  };
 }

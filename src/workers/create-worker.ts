@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { PgBoss } from 'pg-boss';
-import type { PostgresStore } from '../checkpoint/postgres-store.js';
+import type { PostgresStore } from '../checkpoint/postgres/postgres-store.js';
 import { WorkerError } from '../errors.js';
 import { createHolderId } from '../kernel/run-lease.js';
 import { endDeadLetteredRun, type DeadSlice } from './dead-letter.js';
@@ -65,7 +65,7 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 
   const open = async () => {
-    const { postgresStore } = await import('../checkpoint/postgres-store.js');
+    const { postgresStore } = await import('../checkpoint/postgres/postgres-store.js');
     const store = postgresStore({ connectionString: settings.connectionString }, { schema: settings.schema });
     await store.ready();
     const boss = await openBoss(settings, { supervise: true, heartbeatSeconds: settings.heartbeatSeconds });

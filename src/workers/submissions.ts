@@ -7,9 +7,9 @@
  */
 import type { Pool } from 'pg';
 import { z } from 'zod';
-import { describePostgresFailure } from '../checkpoint/postgres-failure.js';
-import type { PostgresStore } from '../checkpoint/postgres-store.js';
-import { quoteIdentifier } from '../checkpoint/postgres-schema.js';
+import { describePostgresFailure } from '../checkpoint/postgres/postgres-failure.js';
+import type { PostgresStore } from '../checkpoint/postgres/postgres-store.js';
+import { quoteIdentifier } from '../checkpoint/postgres/postgres-schema.js';
 import { lazySchema } from '../contracts/lazy-schema.js';
 import { TaskInputSchema, type TaskInput } from '../kernel/tasks.js';
 import type { QueuePlacement } from './worker-settings.js';
@@ -34,7 +34,7 @@ const StoredTasks = lazySchema(() => z.array(TaskInputSchema()));
 
 /** Opens the store of `place` (creating or migrating its schema) and its submissions table. */
 export async function openSubmissions(place: Pick<QueuePlacement, 'connectionString' | 'schema'>): Promise<Submissions> {
-  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('../checkpoint/postgres-store.js')]);
+  const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('../checkpoint/postgres/postgres-store.js')]);
   const pool: Pool = new pg.Pool({ connectionString: place.connectionString, max: 2 });
   // Idle connections that the server drops must not crash the process (the pool reconnects).
   pool.on('error', () => undefined);

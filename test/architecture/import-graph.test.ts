@@ -43,8 +43,8 @@ describe('the graph reader', () => {
   });
 
   it('walks the real sources (sanity: the store reaches the checkpoint writer and zod, the kernel reaches the machines)', () => {
-    const fromStore = walk(graph, ['src/checkpoint/sqlite-store.ts']);
-    expect(fromStore.has('src/checkpoint/sqlite-schema.ts')).toBe(true);
+    const fromStore = walk(graph, ['src/checkpoint/sqlite/sqlite-store.ts']);
+    expect(fromStore.has('src/checkpoint/sqlite/sqlite-schema.ts')).toBe(true);
     expect(fromStore.has('zod')).toBe(true);
     expect(walk(graph, ['src/kernel/create-kernel.ts']).has('machines/turn.machine.ts')).toBe(true);
   });

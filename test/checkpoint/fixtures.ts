@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { memoryStore, type CheckpointEntry, type CheckpointStore, type RunRecord, type StoredCheckpoints } from 'dualloop';
-import { MIGRATIONS, openDatabase } from '../../src/checkpoint/sqlite-schema.js';
+import { MIGRATIONS, openDatabase } from '../../src/checkpoint/sqlite/sqlite-schema.js';
 
 export const FIXTURE_RUN_ID = 'fixture-run';
 /** Single stored envelopes: version 1 as dualloop 0.1 wrote them, damaged ones, and a future version. */

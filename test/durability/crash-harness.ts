@@ -27,7 +27,7 @@ export interface ChildExit {
 }
 
 export function assertBuilt(): void {
-  if (!existsSync(join(ROOT, 'dist/src/checkpoint/sqlite-store.js'))) {
+  if (!existsSync(join(ROOT, 'dist/src/checkpoint/sqlite/sqlite-store.js'))) {
     throw new Error('dist/ is missing or stale: the crash tests run the built package; run `npm run build` (npm test does)');
   }
 }

@@ -142,7 +142,15 @@ describe.each(STORES)('fork named cases on %s', (_name, pair) => {
     const steps = script('a');
     steps[7] = { toolCalls: [{ name: 'wait', args: {}, id: 'wait-7' }] };
     const running = createKernel({ model: scriptedModel(steps), tools: [noteTool(file), wait], store: a }).start(TASKS, { runId: 'running' });
-    for await (const event of running) if (event.type === 'tool_execution_start' && event.name === 'wait') break;
+    // Task 3's second turn waits in its tool; its point (the checkpoint after turn 1) is recorded
+    // once acknowledged, which on an asynchronous store may come after the tool started.
+    let waiting = false;
+    let recorded = false;
+    for await (const event of running) {
+      if (event.type === 'tool_execution_start' && event.name === 'wait') waiting = true;
+      if (event.type === 'checkpoint_saved' && event.kind === 'turn' && event.taskIndex === 2 && event.turn === 1) recorded = true;
+      if (waiting && recorded) break;
+    }
 
     const forkModel = scriptedModel(script('r'));
     const fork = await (await createKernel({ model: forkModel, tools: [noteTool(file), wait], store: b }).fork('running', { at: { task: 3, turn: 2 } })).result;

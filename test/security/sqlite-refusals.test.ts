@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { createKernel, sqliteStore, StoreError } from 'dualloop';
 import { scriptedModel } from 'dualloop/testing';
-import { SCHEMA_VERSION } from '../../src/checkpoint/sqlite-schema.js';
+import { SCHEMA_VERSION } from '../../src/checkpoint/sqlite/sqlite-schema.js';
 import { runRecord } from '../store/builders.js';
 import { useTempDir } from '../store/temp-dir.js';
 

@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readCheckpoint, RunError, sqliteStore, StoreError } from 'dualloop';
-import { APPLICATION_ID, MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../../src/checkpoint/sqlite-schema.js';
+import { APPLICATION_ID, MIGRATIONS, openDatabase, SCHEMA_VERSION } from '../../src/checkpoint/sqlite/sqlite-schema.js';
 import { asStored, event, history, runRecord, taskEntry, taskResult, turnEntry, T0, toolResult, workflowResult } from './builders.js';
 import { useTempDir } from './temp-dir.js';
 import { FIXTURE_RUN_ID, fixtureText, writeVersion1File } from '../checkpoint/fixtures.js';

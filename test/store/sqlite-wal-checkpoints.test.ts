@@ -4,8 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { sqliteStore } from 'dualloop';
-import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/checkpoint/sqlite-schema.js';
-import { COMMITS_PER_CHECKPOINT } from '../../src/checkpoint/sqlite-wal-checkpointer.js';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/checkpoint/sqlite/sqlite-schema.js';
+import { COMMITS_PER_CHECKPOINT } from '../../src/checkpoint/sqlite/sqlite-wal-checkpointer.js';
 import { event, runRecord, turnEntry } from './builders.js';
 import { useTempDir } from './temp-dir.js';
 

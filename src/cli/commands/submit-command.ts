@@ -1,4 +1,4 @@
-import { describePostgresFailure, describeTarget } from '../../checkpoint/postgres-failure.js';
+import { describePostgresFailure, describeTarget } from '../../checkpoint/postgres/postgres-failure.js';
 import { describeError, isDualloopError } from '../../errors.js';
 import { MIN_SECRET_LENGTH } from '../../redaction/secret-values.js';
 import { complain, type CommandIO } from '../command-io.js';
@@ -58,7 +58,7 @@ export async function submitCommand(manifestPath: string, flags: SubmitFlags, io
   const line = flags.json === true ? JSON.stringify({ type: 'submitted', runId: submitted.runId, workflow: workflowOf(manifestPath), queued: submitted.queued }) : `submitted run ${submitted.runId} (workflow ${workflowOf(manifestPath)})${submitted.queued ? '' : '; a slice of it was already queued'}`;
   (flags.wait === true && flags.json !== true ? io.stderr : io.stdout).write(`${line}\n`);
   if (flags.wait !== true) return EXIT.completed;
-  const { postgresStore } = await import('../../checkpoint/postgres-store.js');
+  const { postgresStore } = await import('../../checkpoint/postgres/postgres-store.js');
   const store = postgresStore({ connectionString: target.connectionString }, target.schema === undefined ? {} : { schema: target.schema });
   try {
     return await followStoredRun(store, submitted.runId, { json: flags.json === true, io });

@@ -6,20 +6,19 @@
  * results are written at once (ADR/0181). A write's promise settles when its statement committed.
  * Runs write independently; when many write at once, their statements commit in groups (ADR/0490).
  */
-import type { KernelEvent } from '../contracts/events.js';
-import type { CheckpointEntry } from '../contracts/checkpoint.js';
-import { toJson } from './json-codec.js';
-import { resultsRefusal } from './history-rules.js';
-import { checkpointOutOfOrder, eventOutOfOrder, leaseLost } from './run-refusals.js';
-import { IMMEDIATE_EVENT_TYPES } from './sqlite-write-behind.js';
+import type { KernelEvent } from '../../contracts/events.js';
+import type { CheckpointEntry } from '../../contracts/checkpoint.js';
+import { toJson } from '../json-codec.js';
+import { resultsRefusal } from '../history-rules.js';
+import { checkpointOutOfOrder, eventOutOfOrder, leaseLost } from '../run-refusals.js';
+import { IMMEDIATE_EVENT_TYPES } from '../immediate-events.js';
+import { NOW_MS } from './postgres-clock.js';
 import { eventPayload } from './postgres-events.js';
 import type { UnknownOutcome } from './postgres-reconnect.js';
 
 /** Runs one parameterised statement; `name` caches its plan per connection. */
 export type Execute = (name: string, text: string, values: readonly unknown[], unknownOutcome?: UnknownOutcome) => Promise<readonly Record<string, unknown>[]>;
 
-/** The store's clock, in epoch milliseconds: the database server's, never the caller's (ADR/0182). */
-export const NOW_MS = '(extract(epoch from now()) * 1000)::bigint';
 
 interface Batch {
   /** The lease token the batch's writes were made under (the run's writes all carry the same one). */

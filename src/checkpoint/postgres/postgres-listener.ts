@@ -1,7 +1,7 @@
 /**
  * The Postgres store's one LISTEN connection (ADR/0186), shared by everything the store watches:
- * commands for running runs (src/checkpoint/postgres-controls.ts) and appended events for viewers
- * (src/checkpoint/postgres-events.ts). Opened on the first subscription, not from the pool's
+ * commands for running runs (src/checkpoint/postgres/postgres-controls.ts) and appended events for viewers
+ * (src/checkpoint/postgres/postgres-events.ts). Opened on the first subscription, not from the pool's
  * working connections. When it is lost (a terminated backend, a server restart, a network cut) it
  * is opened again with exponential backoff, every channel is LISTENed again, and each subscriber
  * is told to `resync`: what was notified while nobody listened is read from the tables then. A

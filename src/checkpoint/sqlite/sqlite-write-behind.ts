@@ -1,14 +1,10 @@
-import type { KernelEvent } from '../contracts/events.js';
-import { toJson } from './json-codec.js';
-import { isDualloopError } from '../errors.js';
-import { eventOutOfOrder, fenceRefusal, leaseLost } from './run-refusals.js';
+import type { KernelEvent } from '../../contracts/events.js';
+import { toJson } from '../json-codec.js';
+import { isDualloopError } from '../../errors.js';
+import { eventOutOfOrder, fenceRefusal, leaseLost } from '../run-refusals.js';
 import type { Statements } from './sqlite-statements.js';
+import { IMMEDIATE_EVENT_TYPES } from '../immediate-events.js';
 
-/**
- * Events committed at once, each in its own commit: queue changes. No checkpoint holds them yet,
- * and a resume replays them from the log, so a crash right after `steer()` must not lose one.
- */
-export const IMMEDIATE_EVENT_TYPES: ReadonlySet<string> = new Set(['message_queued', 'queue_cleared']);
 
 /**
  * `fence`: the lease token the write was made under (undefined: unfenced), checked when the queue

@@ -6,11 +6,11 @@
  * a failed or refused write forgets them, so a second writer on the same run is caught by the
  * primary keys and the next write reads them again.
  */
-import type { CheckpointEntry, CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../contracts/checkpoint.js';
-import { RunError } from '../errors.js';
-import { fromJson, toJson } from './json-codec.js';
-import { resultsRefusal } from './history-rules.js';
-import { checkpointOutOfOrder } from './run-refusals.js';
+import type { CheckpointEntry, CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../../contracts/checkpoint.js';
+import { RunError } from '../../errors.js';
+import { fromJson, toJson } from '../json-codec.js';
+import { resultsRefusal } from '../history-rules.js';
+import { checkpointOutOfOrder } from '../run-refusals.js';
 import type { SqliteWriteBehind } from './sqlite-write-behind.js';
 import type { Statements } from './sqlite-statements.js';
 

@@ -2,16 +2,16 @@
  * The Postgres store's control channel (ADR/0184): commands are rows of `controls`, and each
  * insert notifies the schema's channel (`NOTIFY dualloop_<schema>, '<runId>'`) in the same
  * statement. Runs are watched through the store's one LISTEN connection
- * (src/checkpoint/postgres-listener.ts), which calls the watchers of the run named in the payload,
+ * (src/checkpoint/postgres/postgres-listener.ts), which calls the watchers of the run named in the payload,
  * and every watcher when it was reconnected (commands sent meanwhile are rows: they are taken then)
  * or when its slow safety timer fires (ADR/0186).
  */
-import type { ControlChannel, ControlCommand } from '../contracts/control.js';
-import type { ApprovalAnswer } from '../contracts/policy.js';
-import { fromJson, toJson } from './json-codec.js';
+import type { ControlChannel, ControlCommand } from '../../contracts/control.js';
+import type { ApprovalAnswer } from '../../contracts/policy.js';
+import { fromJson, toJson } from '../json-codec.js';
 import { sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
-import { NOW_MS } from './postgres-writes.js';
-import { approvalAnswered } from './sqlite-controls.js';
+import { NOW_MS } from './postgres-clock.js';
+import { approvalAnswered } from '../run-refusals.js';
 import type { PostgresListener } from './postgres-listener.js';
 import type { UnknownOutcome } from './postgres-reconnect.js';
 

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { loadNodeSqlite } from './load-node-sqlite.js';
-import { isDualloopErrorOf, StoreError } from '../errors.js';
+import { isDualloopErrorOf, StoreError } from '../../errors.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
 import { APPLICATION_ID, checkStoreFile } from './sqlite-file-check.js';
 

@@ -8,9 +8,9 @@
  * notified).
  */
 import { randomUUID } from 'node:crypto';
-import type { EventFeed } from '../contracts/event-feed.js';
+import type { EventFeed } from '../../contracts/event-feed.js';
 import type { PostgresListener } from './postgres-listener.js';
-import { NOW_MS } from './postgres-writes.js';
+import { NOW_MS } from './postgres-clock.js';
 
 /** How long a follower's row lives without renewal; renewed every third of it. */
 export const FOLLOWER_TTL_MS = 30_000;

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { isDualloopErrorOf } from '../errors.js';
+import { isDualloopErrorOf } from '../../errors.js';
 import { describePostgresFailure } from './postgres-failure.js';
 import type { ListenerClient } from './postgres-listener.js';
 import type { PostgresConnection } from './postgres-options.js';

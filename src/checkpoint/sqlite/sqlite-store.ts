@@ -1,27 +1,27 @@
 import { resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../audit/build-audit.js';
-import type { KernelEvent } from '../contracts/events.js';
-import type { WorkflowResult } from '../contracts/results.js';
-import type { CheckpointEntry } from '../contracts/checkpoint.js';
-import type { LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
-import type { ToolResult } from '../contracts/tool.js';
-import type { TaskSpec } from '../contracts/turn-protocol.js';
-import { ConfigError, isDualloopErrorOf, StoreError } from '../errors.js';
-import { evalOfRow, forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
-import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
-import { fromJson, toJson } from './json-codec.js';
-import { runExists, runNotFound } from './run-refusals.js';
-import { rebuiltOrThrow } from './read-checkpoint.js';
+import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../../audit/build-audit.js';
+import type { KernelEvent } from '../../contracts/events.js';
+import type { WorkflowResult } from '../../contracts/results.js';
+import type { CheckpointEntry } from '../../contracts/checkpoint.js';
+import type { LeaseResult, RunRecord, RunSummary } from '../../contracts/store.js';
+import type { ToolResult } from '../../contracts/tool.js';
+import type { TaskSpec } from '../../contracts/turn-protocol.js';
+import { ConfigError, isDualloopErrorOf, StoreError } from '../../errors.js';
+import { evalOfRow, forkOfRow, parentRow, summarizeRunRow as summarize } from '../run-row.js';
+import type { WorkflowFingerprint } from '../../contracts/fingerprint.js';
+import { fromJson, toJson } from '../json-codec.js';
+import { runExists, runNotFound } from '../run-refusals.js';
+import { rebuiltOrThrow } from '../read-checkpoint.js';
 import { SqliteCheckpoints } from './sqlite-checkpoints.js';
 import { sqliteControls } from './sqlite-controls.js';
-import type { ControlChannel } from '../contracts/control.js';
+import type { ControlChannel } from '../../contracts/control.js';
 import { describeSqliteFailure } from './sqlite-failure.js';
 import { walCheckpointer } from './sqlite-wal-checkpointer.js';
 import { SqliteWriteBehind } from './sqlite-write-behind.js';
 import { openDatabase } from './sqlite-schema.js';
 import { prepareStatements } from './sqlite-statements.js';
-import type { SynchronousStore } from './synchronous-store.js';
+import type { SynchronousStore } from '../synchronous-store.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created with its parent directories on first use. `:memory:` for tests. */
@@ -52,7 +52,7 @@ type Row = Record<string, unknown>;
 
 /**
  * The embedded durable store on `node:sqlite`: one file in WAL mode, a versioned schema
- * (src/checkpoint/sqlite-schema.ts), prepared statements, and synchronous methods. Checkpoints,
+ * (src/checkpoint/sqlite/sqlite-schema.ts), prepared statements, and synchronous methods. Checkpoints,
  * results, runs and leases are committed before the method returns; events and tool results ride
  * with the next of those, or are committed when the macrotask ends or the next tool starts
  * (ADR/0020), so nothing handed over before a checkpoint is lost to a SIGKILL. Rows are JSON;

@@ -8,7 +8,7 @@
  * append a migration, never edit a shipped one.
  */
 import type { PoolClient } from 'pg';
-import { StoreError } from '../errors.js';
+import { StoreError } from '../../errors.js';
 
 export interface PostgresMigration {
   readonly version: number;

@@ -1,4 +1,4 @@
-import { describeError, isDualloopErrorOf, StoreError } from '../errors.js';
+import { describeError, isDualloopErrorOf, StoreError } from '../../errors.js';
 
 // SQLite result codes (primary codes; extended codes keep them in the low byte).
 const SQLITE_CORRUPT = 11;

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, lstatSync, openSync, readSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type * as NodeSqlite from 'node:sqlite';
-import { isDualloopErrorOf, StoreError } from '../errors.js';
+import { isDualloopErrorOf, StoreError } from '../../errors.js';
 import { walDamage } from './sqlite-wal-check.js';
 
 /** 'dulp' as a big-endian 32-bit integer. */

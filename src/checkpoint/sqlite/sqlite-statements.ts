@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { AUDITED_EVENT_TYPES } from '../audit/build-audit.js';
+import { AUDITED_EVENT_TYPES } from '../../audit/build-audit.js';
 import { RUN_RANGE } from './sqlite-schema.js';
 
 /** A run's rows of `events` and `checkpoint_entries`: the rowid range of run key ?1 (ADR/0380). */

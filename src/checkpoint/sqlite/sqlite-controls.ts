@@ -4,10 +4,10 @@
  * and takes them in one transaction under its lease.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import type { ControlChannel, ControlCommand } from '../contracts/control.js';
-import type { ApprovalAnswer } from '../contracts/policy.js';
-import { RunError } from '../errors.js';
-import { fromJson, toJson } from './json-codec.js';
+import type { ControlChannel, ControlCommand } from '../../contracts/control.js';
+import type { ApprovalAnswer } from '../../contracts/policy.js';
+import { fromJson, toJson } from '../json-codec.js';
+import { approvalAnswered } from '../run-refusals.js';
 import type { SqliteWriteBehind } from './sqlite-write-behind.js';
 
 type Row = Record<string, unknown>;
@@ -58,8 +58,4 @@ export function sqliteControls(
 function parsed(body: unknown): ControlCommand[] {
   const value = fromJson(body);
   return value.ok ? [value.value as ControlCommand] : [];
-}
-
-export function approvalAnswered(runId: string, approvalId: string): RunError {
-  return new RunError({ code: 'approval_answered', runId, message: `run ${runId}: approval ${approvalId} was already answered; an approval is answered once` });
 }

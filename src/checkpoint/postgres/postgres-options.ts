@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 import { DEFAULT_SAFETY_POLL_MS } from './postgres-listener.js';
 import { DEFAULT_RECONNECT_MS } from './postgres-reconnect.js';
 

@@ -1,4 +1,4 @@
-import { describeError, isDualloopErrorOf, StoreError } from '../errors.js';
+import { describeError, isDualloopErrorOf, StoreError } from '../../errors.js';
 
 /** SQLSTATE of a unique violation: a run id or a row another writer took first. */
 export const UNIQUE_VIOLATION = '23505';

@@ -1,28 +1,29 @@
-import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../audit/build-audit.js';
-import type { CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../contracts/checkpoint.js';
-import type { KernelEvent } from '../contracts/events.js';
-import type { WorkflowResult } from '../contracts/results.js';
-import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../contracts/store.js';
-import type { TaskSpec } from '../contracts/turn-protocol.js';
-import { isDualloopErrorOf, RunError, StoreError } from '../errors.js';
-import { evalOfRow, forkOfRow, parentRow, summarizeRunRow as summarize } from './run-row.js';
-import { fromJson, toJson } from './json-codec.js';
+import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../../audit/build-audit.js';
+import type { CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../../contracts/checkpoint.js';
+import type { KernelEvent } from '../../contracts/events.js';
+import type { WorkflowResult } from '../../contracts/results.js';
+import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../../contracts/store.js';
+import type { TaskSpec } from '../../contracts/turn-protocol.js';
+import { isDualloopErrorOf, RunError, StoreError } from '../../errors.js';
+import { evalOfRow, forkOfRow, parentRow, summarizeRunRow as summarize } from '../run-row.js';
+import { fromJson, toJson } from '../json-codec.js';
 import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } from './postgres-failure.js';
 import { quoteIdentifier } from './postgres-schema.js';
 import { givenPool, openPostgresConnections } from './postgres-connection.js';
-import { NOW_MS, PostgresRunWrites } from './postgres-writes.js';
+import { PostgresRunWrites } from './postgres-writes.js';
+import { NOW_MS } from './postgres-clock.js';
 import { GroupCommit } from './postgres-group-commit.js';
 import { postgresControls } from './postgres-controls.js';
 import { postgresRateWindows } from './postgres-rate-windows.js';
 import { eventChannelName, postgresEventFeed } from './postgres-events.js';
 import { postgresListener } from './postgres-listener.js';
 import { withReconnect, type UnknownOutcome } from './postgres-reconnect.js';
-import type { EventFeed } from '../contracts/event-feed.js';
-import type { ControlChannel } from '../contracts/control.js';
-import type { SharedRateWindows } from '../contracts/rate-windows.js';
-import { rebuiltOrThrow } from './read-checkpoint.js';
-import { leaseLost, runExists, runNotFound } from './run-refusals.js';
-import type { WorkflowFingerprint } from '../contracts/fingerprint.js';
+import type { EventFeed } from '../../contracts/event-feed.js';
+import type { ControlChannel } from '../../contracts/control.js';
+import type { SharedRateWindows } from '../../contracts/rate-windows.js';
+import { rebuiltOrThrow } from '../read-checkpoint.js';
+import { leaseLost, runExists, runNotFound } from '../run-refusals.js';
+import type { WorkflowFingerprint } from '../../contracts/fingerprint.js';
 import { validatePostgresOptions, type PostgresConnection, type PostgresStoreOptions } from './postgres-options.js';
 
 export type { PostgresConnection, PostgresPool, PostgresStoreOptions } from './postgres-options.js';
@@ -44,8 +45,8 @@ type Row = Record<string, unknown>;
  * The shared durable store on PostgreSQL through the `pg` driver, loaded when the first store is
  * made (the package's root entry stays light). Runs, checkpoint history (format 2, ADR/0120),
  * tool results, events, results and fenced leases live in one schema, created and migrated by the
- * store (src/checkpoint/postgres-schema.ts). Each write of a run is one statement, in the order
- * the kernel made it (src/checkpoint/postgres-writes.ts, ADR/0181). Every method is asynchronous.
+ * store (src/checkpoint/postgres/postgres-schema.ts). Each write of a run is one statement, in the order
+ * the kernel made it (src/checkpoint/postgres/postgres-writes.ts, ADR/0181). Every method is asynchronous.
  */
 export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
   const settings = validatePostgresOptions(connection, options);

@@ -6,10 +6,10 @@
  * clocks share one window. The rule itself is the in-process limiter's (`blockedFor`).
  */
 import type { Pool } from 'pg';
-import type { RateLimit } from '../contracts/model.js';
-import type { SharedRateWindows } from '../contracts/rate-windows.js';
-import { blockedFor, WINDOW_MS } from '../providers/rate-limiter.js';
-import { NOW_MS } from './postgres-writes.js';
+import type { RateLimit } from '../../contracts/model.js';
+import type { SharedRateWindows } from '../../contracts/rate-windows.js';
+import { blockedFor, WINDOW_MS } from '../../providers/rate-limiter.js';
+import { NOW_MS } from './postgres-clock.js';
 
 export function postgresRateWindows(pool: () => Promise<Pool>, schema: string): SharedRateWindows {
   const inTransaction = async <T>(work: (query: (text: string, values: readonly unknown[]) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> => {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as NodeSqlite from 'node:sqlite';
-import { nodeVersionProblem } from '../node-version.js';
-import { StoreError } from '../errors.js';
+import { nodeVersionProblem } from '../../node-version.js';
+import { StoreError } from '../../errors.js';
 
 /**
  * `node:sqlite`, loaded when a SQLite store is first opened rather than when the library is
