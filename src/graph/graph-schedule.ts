@@ -14,6 +14,7 @@ import type { StopCandidate, StopCondition } from '../contracts/stop.js';
 import { isNaturalCompletion, isResumableStop, pickStop } from '../contracts/stop-rules.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import { fanOut, fanOutState } from './fan-out.js';
+import { unrunTaskResult } from '../loop/branch-reducers.js';
 import { fillPlaceholders } from './placeholders.js';
 import { dependenciesOf } from './task-graph.js';
 
@@ -63,7 +64,7 @@ export function schedule(input: ScheduleInput): Schedule {
     const dependencies = dependenciesOf(task, input.tasks, true).map((id) => latest.get(id));
     const failed = dependencies.find((result) => result !== undefined && !isNaturalCompletion(result.stop.reason) && !isResumableStop(result.stop.reason));
     if (failed !== undefined) {
-      settled.push(unrun(task, { reason: 'dependency_failed', detail: `dependency "${failed.taskId}" stopped ${failed.stop.reason}: ${failed.stop.detail}`, at: input.at }));
+      settled.push(unrunTaskResult(task, { reason: 'dependency_failed', detail: `dependency "${failed.taskId}" stopped ${failed.stop.reason}: ${failed.stop.detail}`, at: input.at }));
       continue;
     }
     if (!dependencies.every((result) => result !== undefined && isNaturalCompletion(result.stop.reason))) continue;
@@ -75,7 +76,7 @@ export function schedule(input: ScheduleInput): Schedule {
     const source = latest.get(dependenciesOf(task, input.tasks, true).at(-1)!);
     const items = fanOut(task, source?.output, output);
     if ('stop' in items) {
-      settled.push({ ...unrun(task, { ...items.stop, at: input.at } as StopCondition), ...(items.output === undefined ? {} : { output: items.output }) });
+      settled.push({ ...unrunTaskResult(task, { ...items.stop, at: input.at } as StopCondition), ...(items.output === undefined ? {} : { output: items.output }) });
       continue;
     }
     const state = fanOutState(task, items.items, (id) => latest.get(id), busy, input.at);
@@ -86,21 +87,6 @@ export function schedule(input: ScheduleInput): Schedule {
   return { kind: 'stop', stop: { ...finalStop(input, latest, blockedBySteps), at: input.at } };
 }
 
-function unrun(task: TaskSpec, stop: StopCondition): TaskResult {
-  return {
-    taskId: task.id,
-    index: task.index,
-    description: task.description,
-    stop,
-    turns: [],
-    turnCount: 0,
-    toolCalls: 0,
-    output: task.output === undefined ? '' : undefined,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    costUsd: 0,
-    runtimeMs: 0,
-  };
-}
 
 /**
  * How a graph ends when nothing runs and nothing can start: the highest-priority stop among its

@@ -14,6 +14,7 @@ import {
   type GuardrailTrip,
 } from '../contracts/guardrails.js';
 import type { Clock } from '../contracts/clock.js';
+import type { KernelEventBody } from '../contracts/events.js';
 import { describeError } from '../contracts/describe-error.js';
 import { addUsage, type Usage } from '../contracts/usage.js';
 
@@ -32,6 +33,20 @@ export interface GuardrailScope {
   readonly onFault: (message: string) => void;
   /** Told of what a check charged (`context.charge`), as it charges it. */
   readonly onCharge: (usage: Usage, costUsd: number) => void;
+}
+
+/** Where a task's guardrails run, as the model caller and the tool runner give it. */
+export interface TaskGuardScope {
+  readonly guardrails: readonly Guardrail[];
+  readonly runId: string;
+  readonly taskId: string;
+  readonly taskIndex: number;
+  readonly turn: number;
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  readonly emit: (body: KernelEventBody) => void;
+  /** Charges what a check spent: to the run's ledger, live (model calls), or to the tool call's result (tools). */
+  readonly charge: (usage: Usage, costUsd: number) => void;
 }
 
 export interface GuardrailOutcome {

@@ -4,27 +4,14 @@
  * answer without tool calls — the final answer, or the wrap-up call's — once it matched the task's
  * `output` schema where it has one.
  */
-import type { Guardrail, GuardrailSpend } from '../contracts/guardrails.js';
-import type { Clock } from '../contracts/clock.js';
-import type { KernelEventBody } from '../contracts/events.js';
+import type { GuardrailSpend } from '../contracts/guardrails.js';
 import type { ModelResult } from '../contracts/model.js';
 import type { OutputCheck } from '../contracts/typed-output.js';
-import { addUsage, type Usage } from '../contracts/usage.js';
-import { checkGuardrails, type GuardrailOutcome } from './check-guardrails.js';
+import { addUsage } from '../contracts/usage.js';
+import { checkGuardrails, type GuardrailOutcome, type TaskGuardScope } from './check-guardrails.js';
 import { guardrailEvents } from './guardrail-events.js';
 
-export interface ModelGuardScope {
-  readonly guardrails: readonly Guardrail[];
-  readonly runId: string;
-  readonly taskId: string;
-  readonly taskIndex: number;
-  readonly turn: number;
-  readonly signal: AbortSignal;
-  readonly clock: Clock;
-  readonly emit: (body: KernelEventBody) => void;
-  /** Charges what a check spent to the run's ledger, live (the task counts it with the call). */
-  readonly charge: (usage: Usage, costUsd: number) => void;
-}
+export type ModelGuardScope = TaskGuardScope;
 
 const NOTHING: GuardrailOutcome = { trip: undefined, spent: undefined };
 

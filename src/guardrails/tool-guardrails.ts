@@ -5,28 +5,14 @@
  * not the result); the result carries the trip, so the task stops on it at CHECK_STOP unless the
  * guardrail's mode is `revise`. A withheld result is recorded withheld: a resume replays the trip.
  */
-import type { Guardrail, GuardrailTrip } from '../contracts/guardrails.js';
-import type { Usage } from '../contracts/usage.js';
+import type { GuardrailTrip } from '../contracts/guardrails.js';
 import type { ToolCall } from '../contracts/messages.js';
 import type { ToolResult } from '../contracts/tool.js';
-import type { Clock } from '../contracts/clock.js';
-import type { KernelEventBody } from '../contracts/events.js';
 import { refusedResult } from '../tools/tool-results.js';
-import { checkGuardrails } from './check-guardrails.js';
+import { checkGuardrails, type TaskGuardScope } from './check-guardrails.js';
 import { guardrailEvents } from './guardrail-events.js';
 
-export interface ToolGuardScope {
-  readonly guardrails: readonly Guardrail[];
-  readonly runId: string;
-  readonly taskId: string;
-  readonly taskIndex: number;
-  readonly turn: number;
-  readonly signal: AbortSignal;
-  readonly clock: Clock;
-  readonly emit: (body: KernelEventBody) => void;
-  /** Told of what a check spent (the tool call's result carries it to the task). */
-  readonly charge: (usage: Usage, costUsd: number) => void;
-}
+export type ToolGuardScope = TaskGuardScope;
 
 /** A refusal when a `tool_call` guardrail trips on the call's arguments; nothing when it may run. */
 export async function guardToolCall(call: ToolCall, args: unknown, scope: ToolGuardScope): Promise<ToolResult | undefined> {

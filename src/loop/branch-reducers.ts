@@ -8,7 +8,7 @@ import { mergeQueues, queuesFor, withoutIds, type QueuedMessage } from '../contr
 import type { TaskResult, WorkflowMetrics } from '../contracts/results.js';
 import type { StopCondition } from '../contracts/stop.js';
 import { isResumableStop } from '../contracts/stop-rules.js';
-import type { TurnOutput } from '../contracts/turn-protocol.js';
+import type { TaskSpec, TurnOutput } from '../contracts/turn-protocol.js';
 import { addCounts } from '../contracts/usage.js';
 import type { ActiveTask, Branches, GateDecision, StrategySpend, TaskSourceOutput, WorkflowContext } from '../contracts/workflow-protocol.js';
 
@@ -173,6 +173,11 @@ export function refusePicked(context: WorkflowContext, refusal: Extract<GateDeci
 
 /** The result of a task that ended before its first turn. */
 export function unrunResult({ task }: ActiveTask, stop: StopCondition): TaskResult {
+  return unrunTaskResult(task, stop);
+}
+
+/** The result of a task that never ran a turn (refused, or its dependency failed): no turns, nothing spent. */
+export function unrunTaskResult(task: TaskSpec, stop: StopCondition): TaskResult {
   return {
     taskId: task.id,
     index: task.index,
