@@ -3,6 +3,7 @@ import { EXIT } from '../exit-codes.js';
 import { colorReason, colorsFor, formatTimestamp } from '../format.js';
 import { formatForkPoint } from '../../contracts/fork.js';
 import { openCommandStore } from '../store-target.js';
+import { recentRunFamilies } from '../../audit/run-lineage.js';
 
 export interface RunsFlags {
   readonly store?: string;
@@ -10,7 +11,11 @@ export interface RunsFlags {
   readonly limit?: number;
 }
 
-/** `dualloop runs`: recent runs, newest first — id, name, started, stop reason, tasks done. */
+/**
+ * `dualloop runs`: recent runs, newest first — id, name, started, stop reason, tasks done — each
+ * followed by the runs its tool calls delegated to (`agentTool`), indented; `--limit` counts the
+ * runs no run delegated to.
+ */
 export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<number> {
   let missing = false;
   const opened = await openCommandStore(
@@ -27,7 +32,8 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
   );
   if (opened === undefined) return missing ? EXIT.completed : EXIT.usage;
   try {
-    const runs = await opened.store.listRuns({ limit: flags.limit ?? 20 });
+    const family = await recentRunFamilies(opened.store, flags.limit ?? 20);
+    const runs = family.map((entry) => entry.run);
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
       return EXIT.completed;
@@ -37,17 +43,18 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       return EXIT.completed;
     }
     const colors = colorsFor(io.stdout);
-    const rows = runs.map((run) => [
-      run.runId,
+    const rows = family.map(({ run, depth }) => [
+      // A delegated run under the run that started it, after it.
+      depth === 0 ? run.runId : `  ${'   '.repeat(depth - 1)}└─ ${run.runId}`,
       run.name ?? '',
       formatTimestamp(run.createdAt),
       // An error names its code (worker_retries_exhausted, lease_lost, …): the detail is in `audit`.
       run.stop === undefined ? 'running or interrupted' : run.stop.reason === 'error' && run.stop.code !== undefined ? `error (${run.stop.code})` : run.stop.reason,
       // Plan strategies run plan steps, not the tasks the run was started with: no total to show.
       run.tasksDone > run.tasksTotal ? `${run.tasksDone}` : `${run.tasksDone}/${run.tasksTotal}`,
-      run.forkOf !== undefined ? `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}` : run.evalOf !== undefined ? `eval of ${run.evalOf.runId} (suite ${run.evalOf.suite})` : '',
+      run.forkOf !== undefined ? `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}` : run.evalOf !== undefined ? `eval of ${run.evalOf.runId} (suite ${run.evalOf.suite})` : run.parent !== undefined ? `tool call ${run.parent.toolCallId}` : '',
     ]);
-    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS', runs.some((run) => run.forkOf !== undefined || run.evalOf !== undefined) ? 'LINEAGE' : ''];
+    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS', runs.some((run) => run.forkOf !== undefined || run.evalOf !== undefined || run.parent !== undefined) ? 'LINEAGE' : ''];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
     const line = (cells: readonly string[], paint: (cell: string, column: number) => string = (cell) => cell) =>
       cells.map((cell, column) => paint(cell.padEnd(widths[column]!), column)).join('  ').trimEnd();
