@@ -113,7 +113,7 @@ describe('a manifest with agents', () => {
     const runs = await runCli(['runs'], { cwd: dir });
     expect(runs.stdout.split('\n').filter((line) => line.includes('parent'))).toEqual([
       expect.stringMatching(/^parent +approve .* goal_achieved +1\/1$/),
-      expect.stringMatching(/^ {2}└─ parent\.t0\.1\.0 .* goal_achieved +1\/1 +tool call call_0_0$/),
+      expect.stringMatching(/^ {2}└─ parent\.t0\.1\.0 .* goal_achieved +1\/1 +tool call call_draft_1_0$/),
     ]);
   });
 
