@@ -97,6 +97,7 @@ export function buildAudit({ record, result, progress, events, eventCount, store
     createdAt: record.createdAt,
     ...(forkOf === undefined ? {} : { forkOf }),
     ...(record.evalOf === undefined ? {} : { evalOf: record.evalOf }),
+    ...(record.parent === undefined ? {} : { parent: record.parent }),
     status,
     workflow: {
       ...(stop === undefined ? {} : { stop }),

@@ -2,10 +2,11 @@ import type { AuditCompaction, AuditOutputInvalid, AuditTask, AuditTurn, AuditWr
 import { describeOutputIssues } from '../contracts/typed-output.js';
 import type { StopBound, StopCondition } from '../contracts/stop.js';
 import { toolCallText } from './format-approval.js';
+import { entryBranch, entryLines, type DelegatedRuns } from './format-audit-children.js';
 import { colorReason, formatCount, formatDuration, formatUsd, plural, stopMark, type Colors } from './format.js';
 
 /** What a task's block shows under its first line when it ran: counters, turns, compactions, the wrap-up call. */
-export type TaskBody = Pick<AuditTask, 'counters' | 'turns' | 'compactions'> & { readonly wrapUp?: AuditWrapUp };
+export type TaskBody = Pick<AuditTask, 'counters' | 'turns' | 'compactions'> & { readonly wrapUp?: AuditWrapUp; readonly taskId?: string };
 
 /** One task of the stop tree: its first line, its description, what it did (if it ran) and the blocks under it (fan-out items). */
 export interface TaskBlock {
@@ -17,10 +18,11 @@ export interface TaskBlock {
 
 /**
  * A task's lines: `├─ head` (`└─` for the last of its level), the description and counters, then
- * its turns in order (a compaction whose turn has no record where that turn would be), the
- * wrap-up call, and the blocks under it, each indented under the task.
+ * its turns in order (a compaction whose turn has no record where that turn would be), each with
+ * the runs its calls delegated to under it, the wrap-up call, a delegated run whose turn has no
+ * record, and the blocks under it, each indented under the task.
  */
-export function blockLines(block: TaskBlock, last: boolean, colors: Colors): string[] {
+export function blockLines(block: TaskBlock, last: boolean, colors: Colors, delegated?: DelegatedRuns): string[] {
   const rail = last ? '   ' : '│  ';
   const lines = [`${last ? '└─' : '├─'} ${block.head}`, `${rail}  ${colors.dim(`"${block.description}"`)}`];
   const entries: ((last: boolean) => string[])[] = [];
@@ -28,13 +30,20 @@ export function blockLines(block: TaskBlock, last: boolean, colors: Colors): str
   if (body !== undefined) {
     const counters = body.counters;
     lines.push(`${rail}  ${colors.dim(`${plural(counters.turns, 'turn')} · ${plural(counters.toolCalls, 'tool call')} · ${formatCount(counters.inputTokens + counters.outputTokens)} tokens · ${formatUsd(counters.costUsd)} · ${formatDuration(counters.runtimeMs)}`)}`);
-    const turns = body.turns.map((turn) => ({ turn: turn.turn, text: turnText(turn, colors) }));
-    const unrecorded = unrecordedCompactions(body).map((compaction) => ({ turn: compaction.turn, text: `before turn ${compaction.turn}  ${compactionText(compaction, colors)}` }));
-    const texts = [...turns, ...unrecorded].sort((a, b) => a.turn - b.turn).map((item) => item.text);
-    if (body.wrapUp !== undefined) texts.push(wrapUpText(body.wrapUp, colors));
-    entries.push(...texts.map((text) => (isLast: boolean) => [`${isLast ? '└─' : '├─'} ${text}`]));
+    const runs = delegated?.forTask(body.taskId) ?? [];
+    const recorded = new Set(body.turns.map((turn) => turn.turn));
+    const turns = body.turns.map((turn) => ({ turn: turn.turn, text: turnText(turn, colors), runs: runs.filter((run) => run.turn === turn.turn) }));
+    const unrecorded = unrecordedCompactions(body).map((compaction) => ({ turn: compaction.turn, text: `before turn ${compaction.turn}  ${compactionText(compaction, colors)}`, runs: [] }));
+    const items = [...turns, ...unrecorded].sort((a, b) => a.turn - b.turn);
+    entries.push(...items.map((item) => (isLast: boolean) => [`${isLast ? '└─' : '├─'} ${item.text}`, ...entryLines(item.runs, isLast ? '   ' : '│  ')]));
+    if (body.wrapUp !== undefined) {
+      const text = wrapUpText(body.wrapUp, colors);
+      entries.push((isLast) => [`${isLast ? '└─' : '├─'} ${text}`]);
+    }
+    const unplaced = runs.filter((run) => run.turn === undefined || !recorded.has(run.turn));
+    entries.push(...unplaced.map((run) => (isLast: boolean) => entryBranch(run, isLast)));
   }
-  entries.push(...(block.children ?? []).map((child) => (isLast: boolean) => blockLines(child, isLast, colors)));
+  entries.push(...(block.children ?? []).map((child) => (isLast: boolean) => blockLines(child, isLast, colors, delegated)));
   entries.forEach((entry, index) => lines.push(...entry(index === entries.length - 1).map((line) => `${rail}  ${line}`)));
   return lines;
 }

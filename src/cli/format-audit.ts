@@ -4,18 +4,26 @@ import { formatCount, formatDuration, formatTimestamp, formatUsd, plural, type C
 import { graphBlocks, IN_PROGRESS } from './format-audit-graph.js';
 import { approvalText } from './format-approval.js';
 import { blockLines, boundText, endedTaskBlock, stopText } from './format-audit-task.js';
+import { delegatedRuns, entryLines } from './format-audit-children.js';
 
 /**
  * The stop tree of a run, for people: workflow → tasks → turns, each with its stop reason and
  * detail, the counters at the stop and the bound that fired, a turn's compaction, a typed answer
  * that did not match its schema and a task's wrap-up call; then the policy decisions and the `error` events that explain an `error` stop.
- * A graph run's tasks come in task order with their dependencies (format-audit-graph.ts).
+ * A graph run's tasks come in task order with their dependencies (format-audit-graph.ts); the runs
+ * its tool calls delegated to (`report.children`, from `auditTree`) each under the turn of its call.
  */
 export function formatAudit(report: AuditReport, colors: Colors): string {
+  const head = `${colors.bold(report.runId)}${report.name === undefined ? '' : `  ${report.name}`}  ${colors.dim(`started ${formatTimestamp(report.createdAt)} · ${report.status}`)}`;
+  const parent = report.parent === undefined ? [] : [`delegated by ${colors.bold(report.parent.runId)} (tool call ${report.parent.toolCallId})`];
+  return [head, ...parent, ...treeLines(report, colors), colors.dim(`${report.events} events in the log`)].join('\n');
+}
+
+/** The tree under a run's first line; a delegated run's own (`report.children`) under the call that started it. */
+function treeLines(report: AuditReport, colors: Colors): string[] {
   const lines: string[] = [];
   const stop = report.workflow.stop;
   const metrics = report.workflow.metrics;
-  lines.push(`${colors.bold(report.runId)}${report.name === undefined ? '' : `  ${report.name}`}  ${colors.dim(`started ${formatTimestamp(report.createdAt)} · ${report.status}`)}`);
   if (report.forkOf !== undefined) lines.push(`forked from ${colors.bold(report.forkOf.runId)} at ${formatForkPoint(report.forkOf.at)}  ${colors.dim(describeForkPoint(report.forkOf.at))}`);
   if (report.evalOf !== undefined) lines.push(`eval of ${colors.bold(report.evalOf.runId)} in suite ${report.evalOf.suite}`);
   const rerun = report.forkOf?.rerun;
@@ -33,7 +41,12 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
   const blocks = report.graph === undefined ? report.tasks.map((task) => endedTaskBlock(task, colors)) : graphBlocks(report, report.graph.tasks, colors);
   // The task a crashed or running list run was in, as of its latest checkpoint: it resumes from here.
   if (active !== undefined) blocks.push({ head: `… task ${active.index + 1} ${colors.bold(active.taskId)}  ${colors.dim(IN_PROGRESS)}`, description: active.description, body: active });
-  blocks.forEach((block, index) => lines.push(...blockLines(block, index === blocks.length - 1, colors)));
+  const delegated = delegatedRuns(report, colors, (child) => treeLines(child, colors));
+  blocks.forEach((block, index) => lines.push(...blockLines(block, index === blocks.length - 1, colors, delegated)));
+  if (delegated.unplaced.length > 0) {
+    lines.push(`delegated runs ${colors.dim('(of calls in a turn not recorded yet)')}`);
+    lines.push(...entryLines(delegated.unplaced, '  '));
+  }
   if (report.policyDecisions.length > 0) {
     lines.push('policy decisions');
     for (const decision of report.policyDecisions) {
@@ -56,8 +69,7 @@ export function formatAudit(report: AuditReport, colors: Colors): string {
     lines.push('plans');
     for (const plan of report.plans) lines.push(`  ${plan.kind}: ${plan.steps.join(' → ')}${plan.reason === undefined ? '' : colors.dim(` (${plan.reason})`)}`);
   }
-  lines.push(colors.dim(`${report.events} events in the log`));
-  return lines.join('\n');
+  return lines;
 }
 
 /** `before turn 6 of task 3` / `before task 3`: what a fork point means, for people. */

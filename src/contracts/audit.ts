@@ -1,4 +1,4 @@
-import type { EvalOrigin } from './store.js';
+import type { EvalOrigin, RunParent } from './store.js';
 import type { ErrorCode } from './error-codes.js';
 import type { GuardrailMode, GuardrailStage } from './guardrails.js';
 import type { CompactionOutcome, ErrorScope, OutputInvalidOutcome, PolicySubject } from './events.js';
@@ -167,6 +167,8 @@ export interface AuditReport {
   readonly forkOf?: ForkOrigin;
   /** The recorded run this one replays and its suite, for a run `kernel.evaluate` made (the record's `evalOf`). */
   readonly evalOf?: EvalOrigin;
+  /** Set when the run is a delegated child (`agentTool`): the run and the tool call that started it (the record's `parent`). */
+  readonly parent?: RunParent;
   readonly status: 'finished' | 'resumable' | 'incomplete';
   readonly workflow: {
     readonly stop?: StopCondition;
@@ -196,6 +198,25 @@ export interface AuditReport {
   /** Plans created or revised by the plan strategies, in order (empty for `react`). */
   readonly plans: readonly { readonly at: number; readonly kind: 'created' | 'revised'; readonly steps: readonly string[]; readonly reason?: string }[];
   readonly events: number;
+  /**
+   * The runs this run's tool calls delegated to (`agentTool`), each with its own stop tree, in the
+   * order they started. Set in what `dualloop audit` prints and its `--json`, which read the child
+   * runs from the store; `store.audit()` explains one run and leaves it out.
+   */
+  readonly children?: readonly AuditChild[];
+}
+
+/** A run delegated by one of the audited run's tool calls, with its own stop tree. */
+export interface AuditChild {
+  readonly runId: string;
+  /** The delegating tool call (the child record's `parent.toolCallId`). */
+  readonly toolCallId: string;
+  /** Where the call is in the audited run: absent while its turn has no record yet (the turn running, or cut by a crash). */
+  readonly toolName?: string;
+  readonly taskId?: string;
+  readonly taskIndex?: number;
+  readonly turn?: number;
+  readonly report: AuditReport;
 }
 
 /** A `guardrail_tripped` event, as the audit lists it. */

@@ -35,8 +35,11 @@ describe('a manifest with agents', () => {
 
     const runs = await runCli(['runs'], { cwd: dir });
     expect(runs.code).toBe(0);
-    expect(runs.stdout).toMatch(/^writer\.t0\.1\.0 +research-writer .* goal_achieved +1\/1$/m);
-    expect(runs.stdout).toMatch(/^writer +research-writer .* goal_achieved +1\/1$/m);
+    // The child right under the run that started it, naming the call.
+    expect(runs.stdout.trimEnd().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^writer +research-writer .* goal_achieved +1\/1$/),
+      expect.stringMatching(/^ {2}└─ writer\.t0\.1\.0 +research-writer .* goal_achieved +1\/1 +tool call call_0_0$/),
+    ]);
 
     const store = sqliteStore({ path: path('.dualloop/runs.db') });
     try {
@@ -108,9 +111,9 @@ describe('a manifest with agents', () => {
     expect(toolEnds(ofRun(events, 'parent.t0.1.0'))).toEqual([['calculator', false, { expression: '2 + 3', result: 5 }]]);
     expect(toolEnds(ofRun(events, 'parent'))).toEqual([['helper', false, 'five']]);
     const runs = await runCli(['runs'], { cwd: dir });
-    expect(runs.stdout.split('\n').filter((line) => line.startsWith('parent'))).toEqual([
-      expect.stringMatching(/^parent\.t0\.1\.0 .* goal_achieved +1\/1$/),
+    expect(runs.stdout.split('\n').filter((line) => line.includes('parent'))).toEqual([
       expect.stringMatching(/^parent +approve .* goal_achieved +1\/1$/),
+      expect.stringMatching(/^ {2}└─ parent\.t0\.1\.0 .* goal_achieved +1\/1 +tool call \S+$/),
     ]);
   });
 

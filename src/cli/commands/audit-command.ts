@@ -1,3 +1,4 @@
+import { auditTree } from '../../audit/audit-tree.js';
 import { complain, type CommandIO } from '../command-io.js';
 import { EXIT } from '../exit-codes.js';
 import { formatAudit } from '../format-audit.js';
@@ -9,12 +10,12 @@ export interface AuditFlags {
   readonly json?: boolean;
 }
 
-/** `dualloop audit <runId>`: the stop tree, readable or (`--json`) as the store's AuditReport. */
+/** `dualloop audit <runId>`: the stop tree, readable or (`--json`) as an AuditReport, the runs it delegated to nested in it (`auditTree`). */
 export async function auditCommand(runId: string, flags: AuditFlags, io: CommandIO): Promise<number> {
   const opened = await openCommandStore({ flag: flags.store, create: false }, io);
   if (opened === undefined) return EXIT.usage;
   try {
-    const report = await opened.store.audit(runId);
+    const report = await auditTree(opened.store, runId);
     if (report === undefined) {
       complain(io, `no run ${runId} in ${opened.where}`);
       return EXIT.usage;
