@@ -93,7 +93,7 @@ export type {
 export { readCheckpoint } from './checkpoint/read-checkpoint.js';
 export type { ActiveTask, WorkflowProgress } from './contracts/workflow-protocol.js';
 export type { JsonSchema, RepeatState, TaskResumePoint, TaskSpec, TurnProgress } from './contracts/turn-protocol.js';
-export type { AuditActiveTask, AuditCompaction, AuditOutputInvalid, AuditPolicyDecision, AuditReport, AuditTask, AuditToolCall, AuditTurn, AuditWrapUp } from './contracts/audit.js';
+export type { AuditActiveTask, AuditChild, AuditCompaction, AuditOutputInvalid, AuditPolicyDecision, AuditReport, AuditTask, AuditToolCall, AuditTurn, AuditWrapUp } from './contracts/audit.js';
 export type { DeliveryMode } from './contracts/queues.js';
 export { ConfigError, DualloopError, EngineError, FailureError, McpError, RunError, StoreError, WorkerError, isDualloopError } from './errors.js';
 export type { ErrorFamily, ErrorOfCode } from './errors.js';

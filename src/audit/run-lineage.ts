@@ -1,10 +1,60 @@
 /**
- * Runs with the runs they delegated to (`agentTool`, a record's `parent`), read through
- * `listRuns` alone. A child is created after its parent, so the runs listed down to a run's
- * creation hold every run below it: the list is read newest first, in growing pages, only as far
- * as that. Used by `dualloop runs` (children under their parent) and `auditTree`.
+ * Runs with the runs below them — the child runs their tool calls delegated to (`agentTool`, a
+ * record's `parent`), or for the viewer also their forks — read through `listRuns` alone. A child
+ * is created after its parent, so the runs listed newest first down to a run's creation hold every
+ * run below it: the list is read in growing pages only as far as that. Used by `dualloop runs`,
+ * `auditTree` (audit-tree.ts) and the viewer's run list. Pure but for the store reads.
  */
 import type { CheckpointStore, RunSummary } from '../contracts/store.js';
+
+/** A run of a list, with how deep it sits under the run it is below. */
+export interface RunTreeEntry {
+  readonly run: RunSummary;
+  /** 0 for a run at the top level; 1 for the runs right under it, and so on. */
+  readonly depth: number;
+}
+
+/** The run a run sits under, if any. */
+export type ParentOf = (run: RunSummary) => string | undefined;
+
+/** Under the run that delegated to it (`agentTool`). */
+export const delegatedBy: ParentOf = (run) => run.parent?.runId;
+
+/** Each listed run's runs right under it, oldest first, from a newest-first list; a run whose parent is not listed, or is itself, is under none. */
+export function childrenByParent(runs: readonly RunSummary[], parentOf: ParentOf = delegatedBy): ReadonlyMap<string, readonly RunSummary[]> {
+  const listed = new Set(runs.map((run) => run.runId));
+  const children = new Map<string, RunSummary[]>();
+  for (const run of runs) {
+    const parent = parentOf(run);
+    if (parent === undefined || !listed.has(parent) || parent === run.runId) continue;
+    const siblings = children.get(parent) ?? [];
+    siblings.unshift(run);
+    children.set(parent, siblings);
+  }
+  return children;
+}
+
+/**
+ * A newest-first list with every run right under its parent (children of children deeper), parents
+ * in the list's order, a parent's children oldest first. A run whose parent is not in the list
+ * stands at the top level; every run is listed once, even in a cycle of parents (impossible from
+ * the kernel, possible in a store edited by hand).
+ */
+export function runTree(runs: readonly RunSummary[], parentOf: ParentOf = delegatedBy): readonly RunTreeEntry[] {
+  const children = childrenByParent(runs, parentOf);
+  const below = new Set([...children.values()].flat().map((run) => run.runId));
+  const tree: RunTreeEntry[] = [];
+  const placed = new Set<string>();
+  const place = (run: RunSummary, depth: number) => {
+    if (placed.has(run.runId)) return;
+    placed.add(run.runId);
+    tree.push({ run, depth });
+    for (const child of children.get(run.runId) ?? []) place(child, depth + 1);
+  };
+  for (const run of runs) if (!below.has(run.runId)) place(run, 0);
+  for (const run of runs) place(run, 0);
+  return tree;
+}
 
 const FIRST_PAGE = 64;
 
@@ -16,51 +66,28 @@ async function listUntil(store: CheckpointStore, enough: (runs: readonly RunSumm
   }
 }
 
-/** Every run created at or after `createdAt`, newest first. */
+/** Every run created at or after `createdAt`, newest first (and perhaps some older ones). */
 export function runsSince(store: CheckpointStore, createdAt: number): Promise<readonly RunSummary[]> {
   return listUntil(store, (runs) => runs.at(-1)!.createdAt < createdAt);
 }
 
-/** Each run's children (the runs whose `parent` it is), in the order they were created. */
-export function childrenByParent(runs: readonly RunSummary[]): ReadonlyMap<string, readonly RunSummary[]> {
-  const children = new Map<string, RunSummary[]>();
-  // Newest first in, oldest first out.
-  for (const run of [...runs].reverse()) {
-    if (run.parent === undefined) continue;
-    const siblings = children.get(run.parent.runId) ?? [];
-    siblings.push(run);
-    children.set(run.parent.runId, siblings);
+/**
+ * The newest `limit` runs no run delegated to, newest first, each followed by the runs below it
+ * (depth first, in the order they started). A delegated run whose parent is older than those is
+ * left out with its parent: a larger `limit` lists them together.
+ */
+export async function recentRunFamilies(store: CheckpointStore, limit: number): Promise<readonly RunTreeEntry[]> {
+  const topLevel = (run: RunSummary) => run.parent === undefined;
+  const runs = await listUntil(store, (listed) => listed.filter(topLevel).length >= limit);
+  const families: RunTreeEntry[] = [];
+  let roots = 0;
+  let keep = false;
+  for (const entry of runTree(runs)) {
+    if (entry.depth === 0) {
+      keep = topLevel(entry.run) && roots < limit;
+      if (keep) roots += 1;
+    }
+    if (keep) families.push(entry);
   }
-  return children;
-}
-
-export interface RunInFamily {
-  readonly run: RunSummary;
-  /** 0 for a run no other run started; 1 for its children, and so on. */
-  readonly depth: number;
-}
-
-/** The newest `limit` runs that no run delegated to, newest first, each followed by the runs below it (depth first, in the order they started). */
-export async function recentRunFamilies(store: CheckpointStore, limit: number): Promise<readonly RunInFamily[]> {
-  const runs = await listUntil(store, (listed) => listed.filter((run) => run.parent === undefined).length >= limit);
-  const children = childrenByParent(runs);
-  const family: RunInFamily[] = [];
-  const add = (run: RunSummary, depth: number) => {
-    family.push({ run, depth });
-    for (const child of children.get(run.runId) ?? []) add(child, depth + 1);
-  };
-  for (const root of runs.filter((run) => run.parent === undefined).slice(0, limit)) add(root, 0);
-  return family;
-}
-
-/** The run no run delegated to that `runId` is below (itself when it is one), through the records' `parent`. */
-export async function rootRunId(store: CheckpointStore, runId: string): Promise<string> {
-  let current = runId;
-  // A parent is created before its child: the chain ends; the bound only guards a damaged store.
-  for (let step = 0; step < 1000; step += 1) {
-    const parent = (await store.getRun(current))?.parent;
-    if (parent === undefined) return current;
-    current = parent.runId;
-  }
-  return current;
+  return families;
 }

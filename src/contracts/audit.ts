@@ -200,7 +200,7 @@ export interface AuditReport {
   readonly events: number;
   /**
    * The runs this run's tool calls delegated to (`agentTool`), each with its own stop tree, in the
-   * order they started. Set by `auditTree` (what `dualloop audit` prints), which reads the child
+   * order they started. Set in what `dualloop audit` prints and its `--json`, which read the child
    * runs from the store; `store.audit()` explains one run and leaves it out.
    */
   readonly children?: readonly AuditChild[];

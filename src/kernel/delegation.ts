@@ -7,7 +7,6 @@
  * the parent's stream (with `path`); cancelling the call cancels it; a child parked for approval
  * parks the parent, whose approvals answer it on resume.
  */
-import { createHash } from 'node:crypto';
 import { delegationDepthOf, type OuterBounds } from '../contracts/bounds.js';
 import type { ChildRunOptions, DelegateCall, DelegatedOutcome } from '../contracts/delegation.js';
 import type { WorkflowResult } from '../contracts/results.js';
@@ -16,6 +15,7 @@ import { isResumableStop } from '../contracts/stop-rules.js';
 import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { DelegatingCall } from '../tools/tool-port.js';
 import type { KernelDeps } from './kernel-deps.js';
+import { childRunIdAt } from '../contracts/child-run-id.js';
 import type { RunRuntime } from './run-runtime.js';
 import type { SpendLedger } from './spend-ledger.js';
 import type { WorkflowRun } from './workflow-run.js';
@@ -47,27 +47,12 @@ export interface ChildKernel {
   resumeChild(launch: ChildLaunch): Promise<WorkflowRun>;
 }
 
-/** Where a delegating call is in its run: its task (and fan-out item), turn and position in the model's answer. */
-export interface CallPlace {
-  readonly taskIndex: number;
-  readonly item: number | undefined;
-  readonly turn: number;
-  readonly position: number;
-}
 
 /** A child run's id: the parent's, then the call's place — the same on every resume of the parent. */
 export function childRunId(parentRunId: string, call: DelegatingCall): string {
   return childRunIdAt(parentRunId, { taskIndex: call.taskIndex, item: call.task.spec.item?.position, turn: call.turn, position: call.position });
 }
 
-/** The id of the child run a call at `at` starts (the viewer finds a run's children by it). */
-export function childRunIdAt(parentRunId: string, at: CallPlace): string {
-  const place = `t${at.taskIndex}${at.item === undefined ? '' : `i${at.item}`}.${at.turn}.${at.position}`;
-  const id = `${parentRunId}.${place}`;
-  if (id.length <= 128) return id;
-  const hash = createHash('sha256').update(id).digest('hex').slice(0, 16);
-  return `${parentRunId.slice(0, 128 - place.length - 18)}.${hash}.${place}`;
-}
 
 /** What the parent has left for the call's child. */
 export function roomAt(run: RunRuntime, call: DelegatingCall, now: number): Room {

@@ -1,6 +1,6 @@
 import type { KernelEvent } from '../contracts/events.js';
 import type { CheckpointStore } from '../contracts/store.js';
-import { childRunIdAt } from '../kernel/delegation.js';
+import { childRunIdAt } from '../contracts/child-run-id.js';
 import type { ChildRunLink } from './protocol.js';
 
 /** A tool call of the run that may have delegated: the ids its child run would have. */

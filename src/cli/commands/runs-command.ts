@@ -3,6 +3,7 @@ import { EXIT } from '../exit-codes.js';
 import { colorReason, colorsFor, formatTimestamp } from '../format.js';
 import { formatForkPoint } from '../../contracts/fork.js';
 import { openCommandStore } from '../store-target.js';
+import type { RunSummary } from '../../contracts/store.js';
 import { recentRunFamilies } from '../../audit/run-lineage.js';
 
 export interface RunsFlags {
@@ -12,9 +13,9 @@ export interface RunsFlags {
 }
 
 /**
- * `dualloop runs`: recent runs, newest first — id, name, started, stop reason, tasks done — each
- * followed by the runs its tool calls delegated to (`agentTool`), indented; `--limit` counts the
- * runs no run delegated to.
+ * `dualloop runs`: recent runs, newest first — id, name, started, stop reason, tasks done, lineage —
+ * each followed by the runs its tool calls delegated to (`agentTool`), indented; `--limit` counts
+ * the runs no run delegated to. `--json` is the same runs as a flat RunSummary list.
  */
 export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<number> {
   let missing = false;
@@ -32,8 +33,8 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
   );
   if (opened === undefined) return missing ? EXIT.completed : EXIT.usage;
   try {
-    const family = await recentRunFamilies(opened.store, flags.limit ?? 20);
-    const runs = family.map((entry) => entry.run);
+    const families = await recentRunFamilies(opened.store, flags.limit ?? 20);
+    const runs = families.map((entry) => entry.run);
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
       return EXIT.completed;
@@ -43,7 +44,7 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       return EXIT.completed;
     }
     const colors = colorsFor(io.stdout);
-    const rows = family.map(({ run, depth }) => [
+    const rows = families.map(({ run, depth }) => [
       // A delegated run under the run that started it, after it.
       depth === 0 ? run.runId : `  ${'   '.repeat(depth - 1)}└─ ${run.runId}`,
       run.name ?? '',
@@ -52,9 +53,9 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
       run.stop === undefined ? 'running or interrupted' : run.stop.reason === 'error' && run.stop.code !== undefined ? `error (${run.stop.code})` : run.stop.reason,
       // Plan strategies run plan steps, not the tasks the run was started with: no total to show.
       run.tasksDone > run.tasksTotal ? `${run.tasksDone}` : `${run.tasksDone}/${run.tasksTotal}`,
-      run.forkOf !== undefined ? `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}` : run.evalOf !== undefined ? `eval of ${run.evalOf.runId} (suite ${run.evalOf.suite})` : run.parent !== undefined ? `tool call ${run.parent.toolCallId}` : '',
+      lineage(run),
     ]);
-    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS', runs.some((run) => run.forkOf !== undefined || run.evalOf !== undefined || run.parent !== undefined) ? 'LINEAGE' : ''];
+    const header = ['RUN', 'NAME', 'STARTED', 'STOP', 'TASKS', rows.some((row) => row[5] !== '') ? 'LINEAGE' : ''];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
     const line = (cells: readonly string[], paint: (cell: string, column: number) => string = (cell) => cell) =>
       cells.map((cell, column) => paint(cell.padEnd(widths[column]!), column)).join('  ').trimEnd();
@@ -66,4 +67,11 @@ export async function runsCommand(flags: RunsFlags, io: CommandIO): Promise<numb
   } finally {
     await opened.close();
   }
+}
+
+/** Where a run comes from: the run it was forked from, the recorded run an eval replays, or the tool call that delegated to it. */
+function lineage(run: RunSummary): string {
+  if (run.forkOf !== undefined) return `forked from ${run.forkOf.runId} at ${formatForkPoint(run.forkOf.at)}`;
+  if (run.evalOf !== undefined) return `eval of ${run.evalOf.runId} (suite ${run.evalOf.suite})`;
+  return run.parent === undefined ? '' : `tool call ${run.parent.toolCallId}`;
 }
