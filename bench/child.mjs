@@ -3,7 +3,7 @@
  *   node --expose-gc bench/child.mjs '<json spec>'
  * Prints one line `RESULT <json>` on stdout.
  */
-import { measureCapacity, measureConcurrent, measureParallel, measureSequential, measureSetup } from './lib/measure.mjs';
+import { measureCapacity, measureConcurrent, measureInFlight, measureSequential, measureSetup } from './lib/measure.mjs';
 import { immediatePacer } from './lib/workload.mjs';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
@@ -12,7 +12,7 @@ const env = { pacer: immediatePacer };
 const system = await module.createSystem(env);
 await system.runOnce();
 
-const protocols = { sequential: measureSequential, concurrent: measureConcurrent, setup: measureSetup, capacity: measureCapacity, parallel: measureParallel };
+const protocols = { sequential: measureSequential, concurrent: measureConcurrent, setup: measureSetup, capacity: measureCapacity, inflight: measureInFlight };
 const measured = await protocols[spec.protocol]?.(system, env, spec);
 if (measured === undefined) throw new Error(`unknown protocol ${spec.protocol}`);
 process.stdout.write(`RESULT ${JSON.stringify({ system: spec.system, protocol: spec.protocol, ...measured })}\n`);

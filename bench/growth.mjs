@@ -1,5 +1,5 @@
 /**
- * The growth figure (issue 16), in its own process (started by run.mjs with --expose-gc):
+ * The growth figure, in its own process (started by run.mjs with --expose-gc):
  *   node --expose-gc bench/growth.mjs '<json spec>'
  *
  * One run of `tasks` tasks × 10 turns on `sqliteStore` (a checkpoint after every turn), after a

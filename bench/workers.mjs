@@ -1,5 +1,5 @@
 /**
- * The workers figure (issue 19), one configuration per process (started by run.mjs):
+ * The workers figure, one configuration per process (started by run.mjs):
  *   node bench/workers.mjs '<json spec>'
  * spec: { mode: 'kernel' | 'workers', workers, concurrency, runs, delayMs, url, schema, queueSchema }.
  *
@@ -12,10 +12,9 @@
  * Then every run is checked in the store: `goal_achieved` with the workload's answer, one
  * `workflow_end`. Prints one line `RESULT <json>`.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { benchKernelOptions, loadDualloop, runToEnd } from './systems/dualloop-common.mjs';
+import { submitRuns } from './lib/submit-runs.mjs';
+import { startWorkerProcess } from './lib/worker-process.mjs';
 import { delayedPacer, expectFinal, TURNS } from './lib/workload.mjs';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
@@ -47,43 +46,26 @@ async function onWorkers() {
   const place = { connectionString: spec.url, schema: spec.schema, queueSchema: spec.queueSchema };
   const runIds = Array.from({ length: spec.runs }, (_, index) => `bench-${index}`);
   phase = 'submitting';
-  const submitting = performance.now();
-  for (let first = 0; first < runIds.length; first += 10) {
-    await Promise.all(runIds.slice(first, first + 10).map((runId) => submitRun({ ...place, workflow: 'bench', tasks: ['sum'], runId })));
-  }
-  const submitMs = performance.now() - submitting;
+  const submitMs = await submitRuns(submitRun, place, runIds, { parallel: 10, tasks: ['sum'] });
 
   const ended = new Set();
   let allEnded;
   const done = new Promise((resolve) => (allEnded = resolve));
-  const script = fileURLToPath(new URL('lib/bench-worker.mjs', import.meta.url));
-  const workers = Array.from({ length: spec.workers }, (_, index) => {
-    const child = spawn(process.execPath, [script, JSON.stringify({ ...spec, workerId: `worker-${index + 1}` })], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const ready = new Promise((resolve, reject) => {
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        if (line === 'ready') resolve();
-        else if (line.startsWith('slice ')) {
-          const slice = JSON.parse(line.slice('slice '.length));
-          if (slice.outcome === 'ended') ended.add(slice.runId);
-          phase = `running (${ended.size} of ${spec.runs} runs ended)`;
-          if (ended.size === spec.runs) allEnded();
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`worker ${index + 1} exited ${code} before it was ready`)));
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    return { child, ready, exited };
-  });
+  const onSlice = (slice) => {
+    if (slice.outcome === 'ended') ended.add(slice.runId);
+    phase = `running (${ended.size} of ${spec.runs} runs ended)`;
+    if (ended.size === spec.runs) allEnded();
+  };
+  const workers = Array.from({ length: spec.workers }, (_, index) => startWorkerProcess({ ...spec, gate: true, workerId: `worker-${index + 1}` }, { onSlice }));
   phase = 'starting the workers';
   await Promise.all(workers.map((worker) => worker.ready));
   phase = 'running';
   const started = performance.now();
-  for (const worker of workers) worker.child.stdin.write('go\n');
+  for (const worker of workers) worker.send('go');
   await done;
   const wallMs = performance.now() - started;
   phase = 'stopping the workers';
-  for (const worker of workers) worker.child.kill('SIGTERM');
-  const codes = await Promise.all(workers.map((worker) => worker.exited));
+  const codes = await Promise.all(workers.map((worker) => worker.stop(60_000)));
   if (codes.some((code) => code !== 0)) throw new Error(`workers exited ${codes.join(', ')}`);
   return { wallMs, submitMs, runIds };
 }

@@ -47,6 +47,9 @@ export function packageVersions(benchDir, dualloopRoot) {
     '@mariozechner/pi-ai': bench('@mariozechner/pi-ai'),
     '@langchain/langgraph-checkpoint-sqlite': versionOf(new URL('peers/langgraph-sqlite/node_modules/@langchain/langgraph-checkpoint-sqlite/package.json', benchDir)),
     'better-sqlite3': versionOf(new URL('peers/langgraph-sqlite/node_modules/better-sqlite3/package.json', benchDir)),
+    '@langchain/langgraph-checkpoint-postgres': versionOf(new URL('peers/langgraph-postgres/node_modules/@langchain/langgraph-checkpoint-postgres/package.json', benchDir)),
+    pg: versionOf(new URL('node_modules/pg/package.json', dualloopRoot)),
+    'pg-boss': versionOf(new URL('node_modules/pg-boss/package.json', dualloopRoot)),
     zod: bench('zod'),
     typebox: bench('typebox'),
   };

@@ -1,5 +1,5 @@
 /**
- * `importMs` (issue 16): a cold `import('dualloop')` in a fresh process — the time of the
+ * `importMs`: a cold `import('dualloop')` in a fresh process — the time of the
  * `import()` of the built root entry (the file package.json's exports name for `.`), measured inside a new Node process (so Node's own start,
  * ~30 ms, is not counted), median of `processes` processes run one after another.
  */

@@ -1,7 +1,7 @@
 /**
- * The scripted tool-calling chat model both LangGraph systems use: a `BaseChatModel` whose
- * `bindTools` keeps the script. Built from the caller's own `@langchain/core` classes, since the
- * durable peer resolves its packages from its own install (ADR 0124).
+ * The scripted tool-calling chat model every LangGraph system uses (lib/langgraph-agent.mjs): a
+ * `BaseChatModel` whose `bindTools` keeps the script. Built from the caller's own `@langchain/core`
+ * classes, since each durable peer resolves its packages from its own install (ADR 0124).
  */
 import { scriptStep } from './workload.mjs';
 

@@ -1,5 +1,5 @@
 /**
- * The two measurement protocols, run inside a child process that holds one system.
+ * The measurement protocols, run inside a child process that holds one system.
  *
  * sequential: `runs` runs one after another, the model answering at once; µs per turn =
  *   elapsed ÷ (runs × TURNS). A time cap may lower `runs` for slow systems (reported).
@@ -7,6 +7,7 @@
  *   also waits inside its 5th call until all of them are there, then the child takes a full GC
  *   and reads the live heap: (heap − heap before the runs started) ÷ inFlight. The pause for that
  *   measurement is left out of the wall time.
+ * setup, capacity, inflight: below.
  * Each protocol: a warm-up, then repetitions with a full GC before each.
  */
 import { createBarrier, delayedPacer, immediatePacer, TURNS } from './workload.mjs';
@@ -111,7 +112,7 @@ export async function measureConcurrent(system, env, { inFlight, reps, minReps, 
 }
 
 /**
- * Per-run setup (issue 16): µs per 1-turn run (the model answers with text at once), the same
+ * Per-run setup: µs per 1-turn run (the model answers with text at once), the same
  * repetitions as the sequential figure. run.mjs subtracts one turn of the standard workload.
  */
 export async function measureSetup(system, env, { runs, reps, warmupRuns, warmupMs }) {
@@ -130,7 +131,7 @@ export async function measureSetup(system, env, { runs, reps, warmupRuns, warmup
 }
 
 /**
- * Capacity (issue 16): `inFlight` runs at once on the delayed model, one pass, paused at the
+ * Capacity: `inFlight` runs at once on the delayed model, one pass, paused at the
  * barrier for the live heap; reports the wall time and the process's peak resident memory.
  */
 export async function measureCapacity(system, env, { inFlight, delayMs }) {
@@ -142,27 +143,41 @@ export async function measureCapacity(system, env, { inFlight, delayMs }) {
 }
 
 /**
- * Parallel throughput (issue 18): `inFlight` runs at a time, the model answering at once, `rounds`
- * rounds per repetition; checkpointed turns per second of wall time (the store's server, when it
- * has one, works beside the process) and the process's CPU µs per turn.
+ * Checkpointed turns per second with `levels[i]` runs in flight (ADR/0445). A round: that many runs
+ * started together, the model taking `delayMs` a call, the clock stopped when the last one ended
+ * (every checkpoint acknowledged: a run ends only then) — repeated back to back until the round
+ * holds `minRunsPerRound` runs. turns/s = runs × TURNS ÷ wall time, and the process's CPU µs per
+ * turn. Rounds, not a window over runs kept in flight: some systems' runs move in lockstep (with
+ * 200 in flight LangGraph's checkpoints land late in the cycle), and a round spans the cycle.
+ * Before the first level, runs one after another and 20 at once (the store's pool opens its
+ * connections) warm up. `checkpointsPerRun`: what the store acknowledged per run, when the system
+ * counts it.
  */
-export async function measureParallel(system, env, { inFlight, rounds, reps, warmupRuns }) {
+export async function measureInFlight(system, env, { levels, delayMs, rounds, minRunsPerRound, warmupRuns }) {
   env.pacer = immediatePacer;
   await warmUp(system, warmupRuns, 0);
-  const turnsPerSecond = [];
-  const cpuUsPerTurn = [];
-  for (let rep = 0; rep < reps; rep += 1) {
-    fullGc();
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
+  const before = system.checkpoints?.();
+  const calibrationRuns = 10;
+  await runSequential(system, calibrationRuns);
+  const checkpointsPerRun = before === undefined ? undefined : (system.checkpoints() - before) / calibrationRuns;
+  await Promise.all(Array.from({ length: 20 }, () => system.runOnce()));
+  env.pacer = delayedPacer(delayMs);
+  const results = [];
+  for (const inFlight of levels) {
+    const turnsPerSecond = [];
+    const cpuUsPerTurn = [];
+    // One run in flight is one run a round: a round then holds several such batches, back to back.
+    const batches = Math.max(1, Math.ceil(minRunsPerRound / inFlight));
     for (let round = 0; round < rounds; round += 1) {
-      const runs = [];
-      for (let index = 0; index < inFlight; index += 1) runs.push(system.runOnce());
-      await Promise.all(runs);
+      fullGc();
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      for (let batch = 0; batch < batches; batch += 1) await Promise.all(Array.from({ length: inFlight }, () => system.runOnce()));
+      const turns = batches * inFlight * TURNS;
+      turnsPerSecond.push(turns / ((performance.now() - started) / 1000));
+      cpuUsPerTurn.push(cpuMicroseconds(cpuBefore) / turns);
     }
-    const turns = inFlight * rounds * TURNS;
-    turnsPerSecond.push(turns / ((performance.now() - started) / 1000));
-    cpuUsPerTurn.push(cpuMicroseconds(cpuBefore) / turns);
+    results.push({ inFlight, turnsPerSecond, cpuUsPerTurn, idealTurnsPerSecond: (inFlight * 1000) / delayMs });
   }
-  return { turnsPerSecond, cpuUsPerTurn, inFlight, runsPerRep: inFlight * rounds };
+  return { levels: results, delayMs, rounds, ...(checkpointsPerRun === undefined ? {} : { checkpointsPerRun }) };
 }

@@ -1,8 +1,9 @@
 /**
  * Turns the children's measurements into the published figures: medians with min–max, ratios to
- * dualloop in the same invocation, the checkpointing figure of issue 5 and the overhead figure of
- * issue 2, and a markdown table (printed, and pasted into docs/performance.md).
+ * dualloop in the same invocation, the checkpointing figure, a markdown table of every system and
+ * a few lines on what it says (printed by run.mjs).
  */
+import { medianRange, number } from './format.mjs';
 import { ratio, summarize } from './stats.mjs';
 
 const REFERENCE = 'dualloop';
@@ -40,56 +41,35 @@ export function buildSystemRows(measured) {
   return rows;
 }
 
-/** Issue 5: checkpointed turns per second, sqliteStore against memoryStore (a checkpoint after every turn in both). */
+/**
+ * Checkpointed turns per second on the sequential workload, sqliteStore beside memoryStore (a
+ * checkpoint after every turn in both), wall and CPU time.
+ */
 export function checkpointFigure(rows) {
   const perSecond = (row, key) => (row?.sequential === undefined ? undefined : summarize(row.sequential[key].samples.map((us) => 1e6 / us)));
   const memoryRow = rows.find((row) => row.id === 'dualloop');
   const sqliteRow = rows.find((row) => row.id === 'dualloop-sqlite');
   const memory = perSecond(memoryRow, 'usPerTurn');
   const sqlite = perSecond(sqliteRow, 'usPerTurn');
-  const slowdown = sqlite === undefined || memory === undefined ? undefined : memory.median / sqlite.median;
   const cpuMemory = perSecond(memoryRow, 'cpuUsPerTurn');
   const cpuSqlite = perSecond(sqliteRow, 'cpuUsPerTurn');
   return {
     memoryTurnsPerSecond: memory,
     sqliteTurnsPerSecond: sqlite,
-    sqliteCostVsMemory: slowdown,
+    sqliteCostVsMemory: sqlite === undefined || memory === undefined ? undefined : memory.median / sqlite.median,
     cpuBasis: {
       memoryTurnsPerSecond: cpuMemory,
       sqliteTurnsPerSecond: cpuSqlite,
       sqliteCostVsMemory: cpuSqlite === undefined || cpuMemory === undefined ? undefined : cpuMemory.median / cpuSqlite.median,
     },
-    targets: { minSqliteTurnsPerSecond: 2000, maxSqliteCostVsMemory: 2 },
-    met: sqlite === undefined ? undefined : sqlite.median >= 2000 && slowdown <= 2,
   };
 }
 
-/** Issue 2: kernel overhead beside the plain loop, and memory per run with many in flight. */
-export function overheadFigure(rows) {
-  const dualloop = rows.find((row) => row.id === 'dualloop');
-  const plain = rows.find((row) => row.id === 'plain-loop');
-  const us = dualloop?.sequential?.usPerTurn;
-  return {
-    dualloopUsPerTurn: us,
-    dualloopCpuUsPerTurn: dualloop?.sequential?.cpuUsPerTurn,
-    plainLoopUsPerTurn: plain?.sequential?.usPerTurn,
-    overheadUsPerTurn: us === undefined || plain?.sequential === undefined ? undefined : us.median - plain.sequential.usPerTurn.median,
-    heapBytesPerConcurrentRun: dualloop?.concurrent?.heapBytesPerRun,
-    inFlight: dualloop?.concurrent?.inFlight,
-    targets: { maxUsPerTurn: 40 },
-    met: us === undefined ? undefined : us.median <= 40,
-  };
-}
-
-const number = (value, digits) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const microseconds = (value) => number(value, value < 10 ? 1 : 0);
 const seconds = (ms) => number(ms / 1000, ms < 10_000 ? 2 : 1);
 const kib = (bytes) => number(bytes / 1024, 1);
 
-function cell(summary, format) {
-  if (summary === undefined) return '—';
-  return `${format(summary.median)} (${format(summary.min)}–${format(summary.max)})`;
-}
+const cell = (summary, format) => medianRange(summary, format);
 
 function times(value) {
   if (value === undefined) return '—';
@@ -117,23 +97,24 @@ export function markdownTable(rows, config) {
   return lines.join('\n');
 }
 
-export function targetLines(checkpoint, overhead) {
-  const status = (met) => (met === undefined ? 'pending' : met ? 'met' : 'not met');
+/** What the table's figures say about checkpoints and runs in flight, in a few lines (printed by run.mjs). */
+export function noteLines(checkpoint, perRun, capacity) {
   const lines = [];
-  if (overhead.dualloopUsPerTurn !== undefined) {
+  const perSecond = (summary) => cell(summary, (value) => number(value, 0));
+  if (checkpoint.memoryTurnsPerSecond !== undefined && checkpoint.sqliteTurnsPerSecond !== undefined) {
     lines.push(
-      `Issue 2 — kernel overhead: dualloop ${cell(overhead.dualloopUsPerTurn, microseconds)} µs/turn (CPU ${cell(overhead.dualloopCpuUsPerTurn, microseconds)}) beside the plain loop's ${cell(overhead.plainLoopUsPerTurn, microseconds)} ` +
-        `(target ≤ ${overhead.targets.maxUsPerTurn}: ${status(overhead.met)}); live heap per run with ${number(overhead.inFlight ?? 0, 0)} in flight: ${cell(overhead.heapBytesPerConcurrentRun, kib)} KiB.`,
+      `Checkpointed turns/s, runs one after another: memoryStore ${perSecond(checkpoint.memoryTurnsPerSecond)}, sqliteStore ${perSecond(checkpoint.sqliteTurnsPerSecond)} ` +
+        `(a durable turn costs ${number(checkpoint.sqliteCostVsMemory, 2)}× an in-memory one; ${number(checkpoint.cpuBasis.sqliteCostVsMemory, 2)}× in CPU time).`,
     );
   }
-  if (checkpoint.memoryTurnsPerSecond !== undefined) {
-    const sqlite = checkpoint.sqliteTurnsPerSecond === undefined ? 'pending (sqliteStore not built yet)' : `${cell(checkpoint.sqliteTurnsPerSecond, (value) => number(value, 0))}/s`;
-    lines.push(
-      `Issue 5 — checkpointed turns per second: memoryStore ${cell(checkpoint.memoryTurnsPerSecond, (value) => number(value, 0))}/s, sqliteStore ${sqlite}` +
-        `${checkpoint.sqliteCostVsMemory === undefined ? '' : `, cost ${number(checkpoint.sqliteCostVsMemory, 2)}× the memory store's`}` +
-        `${checkpoint.cpuBasis.sqliteCostVsMemory === undefined ? '' : ` (CPU time: ${number(checkpoint.cpuBasis.sqliteTurnsPerSecond.median, 0)}/s, ${number(checkpoint.cpuBasis.sqliteCostVsMemory, 2)}×)`}` +
-        ` (targets ≥ 2,000/s and ≤ 2×: ${status(checkpoint.met)}).`,
-    );
+  if (perRun.dualloop.setupCpuUs !== null) {
+    lines.push(`Per run beyond its turns (CPU): dualloop ${number(perRun.dualloop.setupCpuUs, 0)} µs, the floor ${perRun.floor.setupCpuUs === null ? '—' : number(perRun.floor.setupCpuUs, 0)} µs.`);
+  }
+  if (perRun.dualloop.pausedHeapKiB !== null) {
+    lines.push(`Live heap per paused run: dualloop ${number(perRun.dualloop.pausedHeapKiB, 1)} KiB, the floor ${perRun.floor.pausedHeapKiB === null ? '—' : number(perRun.floor.pausedHeapKiB, 1)} KiB.`);
+  }
+  for (const [id, figure] of Object.entries(capacity)) {
+    lines.push(`${id}, ${number(figure.inFlight, 0)} runs in flight (20 ms model): ${number(figure.wallMs / 1000, 1)} s, peak RSS ${number(figure.maxRssBytes / 2 ** 20, 0)} MiB, live heap ${kib(figure.heapBytesPerRun)} KiB/run.`);
   }
   return lines;
 }

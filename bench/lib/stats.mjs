@@ -1,4 +1,4 @@
-/** Median with min and max: every figure is reported this way (issue 8: noise is large here). */
+/** Median with min and max: every figure is reported this way (noise is large on shared cores). */
 export function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -1,5 +1,5 @@
 /**
- * The one workload every system runs (issue 8): a scripted model that answers with one `add` tool
+ * The one workload every system runs (ADR 0061): a scripted model that answers with one `add` tool
  * call for 9 turns and a text answer on the 10th; the tool is synchronous.
  *
  * The model decides from the transcript it is given (how many tool results it holds), as a real

@@ -55,20 +55,29 @@ export async function benchKernelOptions(env, dualloop = undefined) {
   return { model, tools: [tool], bounds: { inner: { maxTurns: TURNS + 5, maxToolCalls: TURNS + 5 } } };
 }
 
-/** Runs one kernel run to its end, consuming every event; checks it did the workload's work. */
-export async function runToEnd(kernel, label) {
+/**
+ * Runs one kernel run to its end, consuming every event; checks it did the workload's work.
+ * `tally.checkpoints` (when given) counts the `checkpoint_saved` events: the store's acknowledged writes.
+ */
+export async function runToEnd(kernel, label, tally = undefined) {
   const run = kernel.start(['sum']);
   let events = 0;
-  for await (const _event of run) events += 1;
+  for await (const event of run) {
+    events += 1;
+    if (tally !== undefined && event.type === 'checkpoint_saved') tally.checkpoints += 1;
+  }
   const result = await run.result;
   if (events === 0) throw new Error(`${label}: no events consumed`);
   expectFinal(result.tasks[0]?.output, label);
 }
 
+/** `checkpoints()`: how many checkpoints the store has acknowledged so far (the in-flight figure counts them). */
 export async function createDualloopSystem(env, store, label) {
   const { createKernel } = await loadDualloop();
   const kernel = createKernel({ ...(await benchKernelOptions(env)), store });
+  const tally = { checkpoints: 0 };
   return {
-    runOnce: () => runToEnd(kernel, label),
+    runOnce: () => runToEnd(kernel, label, tally),
+    checkpoints: () => tally.checkpoints,
   };
 }

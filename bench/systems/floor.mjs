@@ -1,5 +1,5 @@
 /**
- * The floor (issue 16): the cheapest honest version of dualloop's two explicit machines, written
+ * The floor: the cheapest honest version of dualloop's two explicit machines, written
  * with XState v5 alone and no dualloop code. The same states and the same invoked actors:
  *
  *   outer  INIT → TASK_SELECT (PICK: taskSource, GATE: policyGate) → TASK_EXECUTE (the inner

@@ -13,30 +13,11 @@ import { tool } from '@langchain/core/tools';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
-import { scriptedChatModelClass } from '../../lib/langchain-scripted-model.mjs';
-import { add, ADD_DESCRIPTION, expectFinal, TURNS } from '../../lib/workload.mjs';
-
-const ScriptedToolCallingChatModel = scriptedChatModelClass({ BaseChatModel, AIMessage, ToolMessage });
+import { reactAgentSystem } from '../../lib/langgraph-agent.mjs';
 
 export async function createSystem(env) {
   const directory = mkdtempSync(join(tmpdir(), 'dualloop-bench-langgraph-'));
   process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
   const checkpointSaver = SqliteSaver.fromConnString(join(directory, 'langgraph.db'));
-  const addTool = tool(async (args) => String(add(args)), {
-    name: 'add',
-    description: ADD_DESCRIPTION,
-    schema: z.object({ a: z.number(), b: z.number() }),
-  });
-  const agent = createReactAgent({ llm: new ScriptedToolCallingChatModel(env), tools: [addTool], checkpointSaver });
-  let thread = 0;
-
-  return {
-    async runOnce() {
-      thread += 1;
-      const config = { recursionLimit: 2 * (TURNS + 5) + 1, configurable: { thread_id: `run-${thread}` } };
-      const state = await agent.invoke({ messages: [new HumanMessage('sum')] }, config);
-      const last = state.messages[state.messages.length - 1];
-      expectFinal(last.content, 'langgraph (sqlite)');
-    },
-  };
+  return reactAgentSystem({ BaseChatModel, AIMessage, HumanMessage, ToolMessage, tool, createReactAgent, z }, env, { checkpointSaver, label: 'langgraph (sqlite)' });
 }
