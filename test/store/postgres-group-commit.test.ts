@@ -25,19 +25,25 @@ const open = (name: string, groupCommit?: boolean) => {
 };
 const transactions = async (name: string, table: string) => Number((await sql<{ n: string }>(`SELECT count(DISTINCT xmin::text) AS n FROM "${name}".${table}`))[0]!.n);
 
+/** Creates the runs and takes each one's lease as `worker-a`: the fence token of each. */
+async function leasedRuns(store: PostgresStore, runs: readonly string[]): Promise<Map<string, number>> {
+  const tokens = new Map<string, number>();
+  for (const runId of runs) {
+    await store.createRun(runRecord(runId));
+    const lease = await store.acquireLease(runId, 'worker-a', 30_000);
+    if (!lease.acquired) throw new Error('expected the lease');
+    tokens.set(runId, lease.token);
+  }
+  return tokens;
+}
+
 describe('postgresStore group commit', () => {
   it('commits the writes of runs arriving at once in few transactions; a fenced-out run is refused alone', async () => {
     const name = schema();
     const store = open(name);
     const heirStore = open(name);
     const runs = Array.from({ length: 30 }, (_, index) => `run-${index}`);
-    const tokens = new Map<string, number>();
-    for (const runId of runs) {
-      await store.createRun(runRecord(runId));
-      const lease = await store.acquireLease(runId, 'worker-a', 30_000);
-      if (!lease.acquired) throw new Error('expected the lease');
-      tokens.set(runId, lease.token);
-    }
+    const tokens = await leasedRuns(store, runs);
     // Another process took run-7 over: worker-a's token for it is stale.
     expect(await heirStore.acquireLease('run-7', 'worker-b', 30_000, { takeOverFrom: 'worker-a' })).toMatchObject({ acquired: true });
 
@@ -67,13 +73,7 @@ describe('postgresStore group commit', () => {
     const name = schema();
     const store = open(name);
     const runs = Array.from({ length: 10 }, (_, index) => `cut-${index}`);
-    const tokens = new Map<string, number>();
-    for (const runId of runs) {
-      await store.createRun(runRecord(runId));
-      const lease = await store.acquireLease(runId, 'worker-a', 30_000);
-      if (!lease.acquired) throw new Error('expected the lease');
-      tokens.set(runId, lease.token);
-    }
+    const tokens = await leasedRuns(store, runs);
     // Hold the last run's lease row: its fence check waits, and with it the group it is in.
     const holder = new pg.Client({ connectionString: postgresUrl() });
     await holder.connect();
