@@ -79,11 +79,13 @@ export class GroupCommit {
 
   private async together(group: readonly Pending[]): Promise<void> {
     let client: PoolClient | undefined;
+    let commitSent = false;
     const rows: Row[][] = [];
     try {
       client = await (await this.pool()).connect();
       await client.query('BEGIN');
       for (const item of group) rows.push((await client.query({ name: item.name, text: item.text, values: item.values as unknown[] })).rows as Row[]);
+      commitSent = true;
       await client.query('COMMIT');
     } catch (error) {
       const lost = client === undefined || isConnectionLoss(error);
@@ -92,8 +94,9 @@ export class GroupCommit {
       client?.release(lost ? (error instanceof Error ? error : new Error(String(error))) : undefined);
       this.stats.regrouped += group.length;
       // Each on its own: a statement that failed fails for its run only; the rolled-back ones
-      // commit now. After a lost connection the group may have committed: each is a retry.
-      await Promise.all(group.map((item) => this.alone(item, lost && client !== undefined)));
+      // commit now. Only a connection lost once COMMIT was sent leaves the group's outcome
+      // unknown: then each is a retry that reads a duplicate key as "it had committed".
+      await Promise.all(group.map((item) => this.alone(item, lost && commitSent)));
       return;
     }
     client.release();
