@@ -42,8 +42,6 @@ export const MAX_GROUPS_IN_FLIGHT = 3;
 export class GroupCommit {
   private pending: Pending[] = [];
   private inFlight = 0;
-  /** Counters for the bench and the tests: how many groups of more than one statement, and their statements. */
-  readonly stats = { groups: 0, grouped: 0, alone: 0, regrouped: 0 };
 
   constructor(
     private readonly pool: () => Promise<Pool>,
@@ -73,7 +71,6 @@ export class GroupCommit {
   }
 
   private async alone(item: Pending, maybeRan: boolean): Promise<void> {
-    this.stats.alone += 1;
     await this.single(item.name, item.text, item.values, item.unknownOutcome, maybeRan).then(item.resolve, item.reject);
   }
 
@@ -92,7 +89,6 @@ export class GroupCommit {
       if (client !== undefined && !lost) await client.query('ROLLBACK').catch(() => undefined);
       // A connection in an unknown state is not given back to the pool.
       client?.release(lost ? (error instanceof Error ? error : new Error(String(error))) : undefined);
-      this.stats.regrouped += group.length;
       // Each on its own: a statement that failed fails for its run only; the rolled-back ones
       // commit now. Only a connection lost once COMMIT was sent leaves the group's outcome
       // unknown: then each is a retry that reads a duplicate key as "it had committed".
@@ -100,8 +96,6 @@ export class GroupCommit {
       return;
     }
     client.release();
-    this.stats.groups += 1;
-    this.stats.grouped += group.length;
     group.forEach((item, index) => item.resolve(rows[index]!));
   }
 }
