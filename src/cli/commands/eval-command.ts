@@ -113,9 +113,9 @@ export async function evalCommand(suitePath: string, flags: EvalFlags, io: Comma
     else io.stdout.write(evalTable(report, gates.value, colorsFor(io.stdout)));
     return exitCode(report, gates.value);
   } catch (error) {
-    // A case naming a run the store does not hold, or one that has not ended: said case by case.
+    // A case naming a run the store does not hold or one that has not ended, two scorers of one name: each said.
     if (isDualloopError(error, 'config_invalid')) {
-      complain(io, `${suitePath}: the suite's cases cannot run on ${opened.where}:\n${error.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`);
+      complain(io, `${suitePath}: the suite cannot run on ${opened.where}:\n${error.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`);
       return EXIT.usage;
     }
     complain(io, `the suite cannot run: ${describeError(error)}`);
