@@ -24,6 +24,9 @@ export default defineConfig({
     // servers it starts (ADR 0394).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
+    // A browser or a server several processes away answers in well under a second when the machine
+    // is idle, and in several when the whole suite shares two cores: polls wait up to 10 s.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 20_000,
   },
 });

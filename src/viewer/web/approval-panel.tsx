@@ -41,10 +41,13 @@ function ApprovalForm({ approval, onAnswer }: { readonly approval: WaitingApprov
   const proposed = approval.proposedArgs === undefined ? undefined : JSON.stringify(approval.proposedArgs, null, 2);
   const [args, setArgs] = useState(proposed ?? '');
   const [message, setMessage] = useState('');
-  const [status, setStatus] = useState<{ readonly ok: boolean; readonly text: string } | undefined>(undefined);
+  // `pending` while an answer is on its way: the buttons wait and an earlier answer's error is not left on show.
+  const [status, setStatus] = useState<{ readonly ok: boolean | 'pending'; readonly text: string } | undefined>(undefined);
   const send = (given: { readonly answer: ApprovalAnswer } | { readonly problem: string }, sent: string) => {
     if ('problem' in given) return setStatus({ ok: false, text: given.problem });
-    onAnswer?.(approval.approvalId, given.answer).then(
+    if (onAnswer === undefined) return;
+    setStatus({ ok: 'pending', text: 'sending…' });
+    onAnswer(approval.approvalId, given.answer).then(
       () => setStatus({ ok: true, text: `${sent}; it applies when the run is resumed` }),
       (error: unknown) => setStatus({ ok: false, text: error instanceof Error ? error.message : String(error) }),
     );
@@ -52,7 +55,7 @@ function ApprovalForm({ approval, onAnswer }: { readonly approval: WaitingApprov
   const edited = proposed !== undefined && args.trim() !== proposed.trim();
   const approve = () => send(approvalOf(args, edited), edited ? 'approved with the edited arguments' : 'approved');
   const reject = () => send({ answer: message.trim() === '' ? 'reject' : { decision: 'reject', message } }, 'rejected');
-  const disabled = onAnswer === undefined || status?.ok === true;
+  const disabled = onAnswer === undefined || status?.ok === true || status?.ok === 'pending';
   return (
     <form class="approval" data-approval-id={approval.approvalId} onSubmit={(event) => event.preventDefault()}>
       <p>
@@ -70,7 +73,7 @@ function ApprovalForm({ approval, onAnswer }: { readonly approval: WaitingApprov
           reject
         </button>
       </div>
-      {status === undefined ? null : <p class={status.ok ? 'approval-sent' : 'error'} data-testid="approval-status">{status.text}</p>}
+      {status === undefined ? null : <p class={status.ok === false ? 'error' : 'approval-sent'} data-testid="approval-status">{status.text}</p>}
     </form>
   );
 }
