@@ -77,10 +77,11 @@ const QUICK = {
   importProcesses: 7,
   postgres: {
     sequential: { runs: 50, reps: 3, warmupRuns: 10, warmupMs: 300, repBudgetMs: 5000 },
-    inFlight: { levels: [200], delayMs: 20, rounds: 2, minRunsPerRound: 20, warmupRuns: 10 },
+    inFlight: { levels: [1, 50, 200], delayMs: 20, rounds: 2, minRunsPerRound: 20, warmupRuns: 10 },
   },
-  // A reduced search: the goal's size first, then halving and one bisection.
-  fleet: { ...FLEET, mode: 'quick', start: 1000, cap: 1000, minRuns: 250, bisections: 1, maxSteps: 3, settleMs: 2000, windowMs: 4000, rampTimeoutMs: 90_000, drainTimeoutMs: 90_000, deadlineMs: 10 * 60_000 },
+  // A reduced search: the goal's size first, then halving down to 60 runs and one bisection, so a
+  // loaded machine still reads how many held instead of 0 (ADR/0486).
+  fleet: { ...FLEET, mode: 'quick', start: 1000, cap: 1000, minRuns: 60, bisections: 1, maxSteps: 6, settleMs: 2000, windowMs: 4000, rampTimeoutMs: 90_000, drainTimeoutMs: 90_000, deadlineMs: 10 * 60_000 },
   workers: undefined,
 };
 const CHILD_TIMEOUT_MS = 30 * 60_000;
