@@ -105,6 +105,11 @@ export interface CheckpointStore {
   loadCheckpoint(runId: string, at?: { readonly sequence: number }): MaybePromise<StoredCheckpoints | undefined>;
   /** Every entry of the run's history, oldest first, without bodies. */
   listCheckpoints(runId: string): MaybePromise<readonly CheckpointIndexEntry[]>;
+  /**
+   * Records a call's result, replayed instead of running the tool again on resume. The kernel does
+   * not wait for the promise at once: it waits for it before the run's next tool starts and before
+   * the run ends, so that a store may commit it with the turn's checkpoint (ADR/0492).
+   */
   recordToolResult(runId: string, result: ToolResult, fence?: number): MaybePromise<void>;
   getToolResult(runId: string, toolCallId: string): MaybePromise<ToolResult | undefined>;
   appendEvent(event: KernelEvent, fence?: number): MaybePromise<void>;

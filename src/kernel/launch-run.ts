@@ -112,7 +112,7 @@ export function launchRun(internals: KernelInternals, plan: LaunchPlan): Suspend
       ended = true;
       for (const signal of abortSignals) signal.removeEventListener('abort', onSignal);
       runController.abort(RUN_ENDED);
-      resolve(await endRun(output, { deps, plan, store, sink, tools, startedAt, fence, suspended, unrecorded, releaseLease, forget: () => (registry.delete(runId), stream.close()) }));
+      resolve(await endRun(output, { deps, plan, store, sink, tools, recordings: runtime.recordings, startedAt, fence, suspended, unrecorded, releaseLease, forget: () => (registry.delete(runId), stream.close()) }));
     };
     actor.subscribe({
       complete: () => void finish(actor.getSnapshot().output as WorkflowOutput),

@@ -9,6 +9,7 @@ import type { WorkflowOutput } from '../contracts/workflow-protocol.js';
 import { describeError } from '../errors.js';
 import type { EventSink } from '../events/event-sink.js';
 import type { RunTools } from '../tools/run-tools.js';
+import type { ToolResultRecordings } from '../tools/tool-result-recordings.js';
 import type { RunFence } from './fenced-store.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { LaunchPlan } from './launch-plan.js';
@@ -20,6 +21,8 @@ export interface RunEnding {
   readonly store: CheckpointStore;
   readonly sink: EventSink;
   readonly tools: RunTools;
+  /** Tool results still being written: the run ends once they committed or failed. */
+  readonly recordings: ToolResultRecordings;
   readonly startedAt: number;
   readonly fence: RunFence;
   /** A worker handed the run back (ADR/0201). */
@@ -33,6 +36,11 @@ export interface RunEnding {
 
 export async function endRun(output: WorkflowOutput, ending: RunEnding): Promise<WorkflowResult> {
   const { deps, plan, fence, sink, store } = ending;
+  // Nothing of the run is still being written once it ended; a tool result that could not be
+  // recorded is told (a lost lease says it already).
+  await ending.recordings.committed().catch((error: unknown) => {
+    if (!fence.lost) sink.emit({ type: 'error', scope: 'store', message: describeError(error) });
+  });
   // The caller gets the result as the store keeps it: the same, resumed or not (ADR/0100).
   const result: WorkflowResult = deps.redactor.value({
     runId: plan.runId,

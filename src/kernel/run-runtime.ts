@@ -11,6 +11,7 @@ import type { TaskSpec } from '../contracts/turn-protocol.js';
 import type { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { EventSink } from '../events/event-sink.js';
 import type { RunTools } from '../tools/run-tools.js';
+import type { ToolResultRecordings } from '../tools/tool-result-recordings.js';
 import type { CallIndexes } from './call-indexes.js';
 import type { SpendLedger } from './spend-ledger.js';
 import type { ToolStartLedger } from './tool-start-ledger.js';
@@ -29,6 +30,8 @@ export interface RunRuntime {
   /** True when resuming: recorded tool results are looked up before running a tool. */
   readonly resumed: boolean;
   readonly store: CheckpointStore;
+  /** Tool results handed to the store and not yet committed (ADR/0492). */
+  readonly recordings: ToolResultRecordings;
   /** Aborts when the run ends or is aborted; for calls outside a task (policy, outer evaluators). */
   readonly signal: AbortSignal;
   /** Writes the run's checkpoints, in order: the only writer of its history (ADR/0120). */

@@ -10,6 +10,7 @@ import { CheckpointWriter } from '../checkpoint/checkpoint-writer.js';
 import type { EventSink } from '../events/event-sink.js';
 import { isGraph } from '../graph/task-graph.js';
 import type { RunTools } from '../tools/run-tools.js';
+import { ToolResultRecordings } from '../tools/tool-result-recordings.js';
 import { CallIndexes } from './call-indexes.js';
 import type { KernelDeps } from './kernel-deps.js';
 import type { LaunchPlan } from './launch-plan.js';
@@ -46,6 +47,7 @@ export function runRuntimeFor(parts: RuntimeParts): RunRuntime {
     approvals: plan.approvals,
     resumed: plan.resumed,
     store,
+    recordings: new ToolResultRecordings(),
     signal: parts.signal,
     checkpoints: new CheckpointWriter({
       runId,

@@ -124,6 +124,8 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   }
 
   try {
+    // Earlier calls' results are committed before this one runs (ADR/0492).
+    await run.recordings.committed();
     await run.confirmLease();
   } catch (error) {
     throw new ToolHookFailure('store', `tool "${call.name}" was not run: ${describeError(error)}`);
@@ -155,7 +157,8 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
   if (run.store !== undefined && outcome.cancelled !== true) {
     try {
       const at: ToolCallPlace = { taskIndex: turnScope.taskIndex, turn: turnScope.turn, position: turnScope.position };
-      await run.store.recordToolResult(run.runId, { ...result, at });
+      // Handed over, not awaited: an asynchronous store commits it with the turn's checkpoint (ADR/0492).
+      run.recordings.hand(run.store.recordToolResult(run.runId, { ...result, at }), call.name);
     } catch (error) {
       throw new ToolHookFailure('store', `recording the result of tool "${call.name}" failed: ${describeError(error)}`);
     }

@@ -2,6 +2,7 @@
  * The tools port: what the tool layer needs to run a turn's tool calls. The kernel composes it
  * from its options (ADR/0241); nothing here knows the kernel.
  */
+import type { ToolResultRecordings } from './tool-result-recordings.js';
 import type { Clock } from '../contracts/clock.js';
 import type { KernelEventBody } from '../contracts/events.js';
 import type { AfterToolCall, BeforeToolCall } from '../contracts/hooks.js';
@@ -52,6 +53,8 @@ export interface ToolRun {
   /** True when resuming: a recorded result is replayed instead of running the tool again. */
   readonly resumed: boolean;
   readonly store: Pick<CheckpointStore, 'getToolResult' | 'recordToolResult'>;
+  /** The run's recorded results still being written: awaited before each tool runs (ADR/0492). */
+  readonly recordings: ToolResultRecordings;
   /**
    * Resolves when this process still holds the run; rejects when it lost it (the run is then
    * stopped). Awaited before each tool runs, so that a process paused past its lease does not run

@@ -186,7 +186,9 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
             record.evalOf?.suite ?? null,
           ],
         );
-        keys.set(record.runId, Number(rows[0]!.id));
+        const key = Number(rows[0]!.id);
+        keys.set(record.runId, key);
+        writes.created(record.runId, key);
       } catch (error) {
         if (sqlState(error) === UNIQUE_VIOLATION) throw runExists(record.runId, `postgres store ${where}`);
         throw error;

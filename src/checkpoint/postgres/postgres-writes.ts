@@ -1,9 +1,9 @@
 /**
  * How the Postgres store writes a run: every write of one run goes through that run's chain, in
  * the order the kernel made it, and becomes ONE statement (data-modifying CTEs, atomic without
- * BEGIN/COMMIT round trips). Events are queued and ride with the run's next checkpoint, tool
- * result or result, or go on their own when the current macrotask ends; queue changes and tool
- * results are written at once (ADR/0181). A write's promise settles when its statement committed.
+ * BEGIN/COMMIT round trips). Events and tool results are queued and ride with the run's next
+ * checkpoint or result, or go on their own when the current macrotask ends; queue changes are
+ * written at once (ADR/0181, ADR/0492). A write's promise settles when its statement committed.
  * Runs write independently; when many write at once, their statements commit in groups (ADR/0490).
  */
 import type { KernelEvent } from '../../contracts/events.js';
@@ -38,7 +38,10 @@ interface RunSlot {
   readonly runId: string;
   chain: Promise<unknown>;
   batch: Batch;
+  /** A write of the queue is due: its action is in the chain, or will be when the macrotask ends. */
   scheduled: boolean;
+  /** Actions in the run's chain not started yet. */
+  waiting: number;
   lastSeq?: number;
   history?: { sequence: number; committed: number };
   /** The newest token a fenced write of this run was refused for. */
@@ -66,10 +69,17 @@ export class PostgresRunWrites {
   slot(runId: string, key: number): RunSlot {
     let slot = this.slots.get(runId);
     if (slot === undefined) {
-      slot = { key, runId, chain: Promise.resolve(), batch: emptyBatch(), scheduled: false };
+      slot = { key, runId, chain: Promise.resolve(), batch: emptyBatch(), scheduled: false, waiting: 0 };
       this.slots.set(runId, slot);
     }
     return slot;
+  }
+
+  /** A run this process just created: it has no events and no history yet, nothing to read back. */
+  created(runId: string, key: number): void {
+    const slot = this.slot(runId, key);
+    slot.lastSeq ??= 0;
+    slot.history ??= { sequence: 0, committed: 0 };
   }
 
   appendEvent(slot: RunSlot, event: KernelEvent, fence?: number): Promise<void> {
@@ -85,13 +95,14 @@ export class PostgresRunWrites {
     }).then(({ done }) => done);
   }
 
+  /** Rides with the run's next write (its turn's checkpoint) or goes when the macrotask ends, as events do (ADR/0492). */
   recordToolResult(slot: RunSlot, toolCallId: string, body: string, fence?: number): Promise<void> {
     return this.serial(slot, async () => {
       await this.fenceBatch(slot, fence);
       const done = this.queue(slot, (batch) => batch.tools.set(toolCallId, body));
-      await this.write(slot, {});
-      await done;
-    });
+      this.schedule(slot);
+      return { done };
+    }).then(({ done }) => done);
   }
 
   /** A tool result not yet written, so that reads see every write. */
@@ -157,7 +168,11 @@ export class PostgresRunWrites {
   }
 
   private serial<T>(slot: RunSlot, action: () => Promise<T>): Promise<T> {
-    const next = slot.chain.then(action);
+    slot.waiting += 1;
+    const next = slot.chain.then(() => {
+      slot.waiting -= 1;
+      return action();
+    });
     slot.chain = next.catch(() => undefined);
     return next;
   }
@@ -170,13 +185,21 @@ export class PostgresRunWrites {
     return done;
   }
 
+  /**
+   * Writes the queue once the current macrotask ended, unless another write of the run is waiting
+   * in its chain by then: that one takes the queue (or, if it only queues too, schedules again). So
+   * what the kernel hands over while a statement of the run is in flight — the next turn's events,
+   * the `checkpoint_saved` of the last one, a tool result — goes with the next checkpoint.
+   */
   private schedule(slot: RunSlot): void {
     if (slot.scheduled) return;
     slot.scheduled = true;
     setImmediate(() => {
-      slot.scheduled = false;
       // A failure reaches the callers through their promises.
-      this.serial(slot, () => this.write(slot, {})).catch(() => undefined);
+      this.serial(slot, async () => {
+        slot.scheduled = false;
+        if (slot.waiting === 0) await this.write(slot, {});
+      }).catch(() => undefined);
     });
   }
 
