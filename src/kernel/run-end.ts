@@ -38,7 +38,7 @@ export async function endRun(output: WorkflowOutput, ending: RunEnding): Promise
   const { deps, plan, fence, sink, store } = ending;
   // Nothing of the run is still being written once it ended; a tool result that could not be
   // recorded is told (a lost lease says it already).
-  await ending.recordings.committed().catch((error: unknown) => {
+  await ending.recordings.committed()?.catch((error: unknown) => {
     if (!fence.lost) sink.emit({ type: 'error', scope: 'store', message: describeError(error) });
   });
   // The caller gets the result as the store keeps it: the same, resumed or not (ADR/0100).

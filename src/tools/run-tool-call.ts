@@ -125,7 +125,8 @@ async function resolveCall(call: ToolCall, scope: ToolCallScope, turnScope: { ta
 
   try {
     // Earlier calls' results are committed before this one runs (ADR/0492).
-    await run.recordings.committed();
+    const earlier = run.recordings.committed();
+    if (earlier !== undefined) await earlier;
     await run.confirmLease();
   } catch (error) {
     throw new ToolHookFailure('store', `tool "${call.name}" was not run: ${describeError(error)}`);

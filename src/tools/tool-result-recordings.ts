@@ -27,8 +27,17 @@ export class ToolResultRecordings {
     this.pending.add(tracked);
   }
 
-  /** Resolves once every handed write committed; rejects with the first one that failed. */
-  async committed(): Promise<void> {
+  /**
+   * Resolves once every handed write committed; rejects with the first one that failed.
+   * `undefined` when none is in flight and none failed: the caller goes on without a wait (and
+   * without the microtask a resolved promise would still cost it).
+   */
+  committed(): Promise<void> | undefined {
+    if (this.pending.size === 0 && this.failure === undefined) return undefined;
+    return this.settled();
+  }
+
+  private async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
     if (this.failure !== undefined) throw this.failure;
   }
