@@ -67,7 +67,12 @@ async function step(runs) {
   phase = `starting a worker for ${runs} runs`;
   const started = performance.now();
   const worker = startWorkerProcess({ url: spec.url, schema: spec.schema, queueSchema: spec.queueSchema, concurrency: runs, delayMs: spec.delayMs, workerId: `fleet-${runs}`, countCheckpoints: true });
-  await worker.ready;
+  try {
+    await worker.ready;
+  } catch (error) {
+    // A worker that could not start ends the search: the step did not hold, and says why.
+    return { runs, held: false, note: error.message, drainExit: 'not started' };
+  }
   phase = `ramping up to ${runs} runs`;
   const pooling = growPool(runs);
   let stats = await worker.stats();

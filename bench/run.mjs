@@ -64,7 +64,7 @@ const FULL = {
     sequential: { runs: 200, reps: 3, warmupRuns: 20, warmupMs: 500, repBudgetMs: 20_000 },
     inFlight: { levels: [1, 50, 200], delayMs: 20, rounds: 3, minRunsPerRound: 20, warmupRuns: 20 },
   },
-  fleet: { ...FLEET, mode: 'full', start: 250, cap: 4000, minRuns: 50, bisections: 2, maxSteps: 8, settleMs: 3000, windowMs: 8000, rampTimeoutMs: 120_000, drainTimeoutMs: 120_000, deadlineMs: 30 * 60_000 },
+  fleet: { ...FLEET, mode: 'full', start: 250, cap: 1000, minRuns: 50, bisections: 2, maxSteps: 8, settleMs: 3000, windowMs: 8000, rampTimeoutMs: 120_000, drainTimeoutMs: 120_000, deadlineMs: 30 * 60_000 },
   workers: { runs: 100, concurrency: 10, delayMs: 50, workerCounts: [1, 2, 4], reps: 2 },
 };
 const QUICK = {
