@@ -36,11 +36,10 @@ export interface RunEnding {
 
 export async function endRun(output: WorkflowOutput, ending: RunEnding): Promise<WorkflowResult> {
   const { deps, plan, fence, sink, store } = ending;
-  // Nothing of the run is still being written once it ended; a tool result that could not be
-  // recorded is told (a lost lease says it already).
-  await ending.recordings.committed()?.catch((error: unknown) => {
-    if (!fence.lost) sink.emit({ type: 'error', scope: 'store', message: describeError(error) });
-  });
+  // Nothing of the run is still being written once it ended. A tool result that could not be
+  // recorded failed with the write that carried it (the turn's checkpoint, the result), which
+  // reports it; a result written on its own is in the checkpoint that followed it.
+  await ending.recordings.committed()?.catch(() => undefined);
   // The caller gets the result as the store keeps it: the same, resumed or not (ADR/0100).
   const result: WorkflowResult = deps.redactor.value({
     runId: plan.runId,
