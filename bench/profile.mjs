@@ -5,6 +5,8 @@
  *
  *   node bench/profile.mjs [system=dualloop] [runs=1000]
  *   DUALLOOP_UNBUNDLED=1 node bench/profile.mjs …   # dualloop from dist/src: areas by folder, not by chunk
+ *   INFLIGHT=50 node bench/profile.mjs …           # each "run" is that many runs started together
+ *   BENCH_DATABASE_URL=postgres://… node bench/profile.mjs dualloop-postgres 20   # the Postgres store
  */
 import { sampleRuns } from './lib/sample-runs.mjs';
 import { immediatePacer, TURNS } from './lib/workload.mjs';
@@ -12,7 +14,9 @@ import { immediatePacer, TURNS } from './lib/workload.mjs';
 const [name = 'dualloop', runsText = '1000'] = process.argv.slice(2);
 const runs = Number(runsText);
 const env = { pacer: immediatePacer, turns: TURNS };
-const system = await (await import(`./systems/${name}.mjs`)).createSystem(env);
+const inFlight = Number(process.env.INFLIGHT ?? 1);
+const one = await (await import(`./systems/${name}.mjs`)).createSystem(env);
+const system = inFlight === 1 ? one : { runOnce: () => Promise.all(Array.from({ length: inFlight }, () => one.runOnce())) };
 for (let index = 0; index < Number(process.env.WARMUP ?? 300); index += 1) await system.runOnce();
 
 const profile = await sampleRuns(system, runs, 100);
@@ -40,7 +44,7 @@ for (const [id, us] of selfUs) {
     functions.set(key, (functions.get(key) ?? 0) + us);
   }
 }
-const turns = runs * TURNS;
+const turns = runs * TURNS * inFlight;
 const line = (label, us) => `${(us / turns).toFixed(1).padStart(8)} µs/turn ${((100 * us) / total).toFixed(1).padStart(5)} %  ${label}`;
 process.stdout.write(`${name}: ${(total / turns).toFixed(0)} µs/turn sampled over ${runs} runs\n\nby area (self time)\n`);
 for (const [label, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 16))) process.stdout.write(`${line(label, us)}\n`);
