@@ -2,7 +2,7 @@ import { AUDITED_EVENT_TYPES, buildAudit, finishedTasks } from '../../audit/buil
 import type { CheckpointIndexEntry, CheckpointKind, StoredCheckpoints } from '../../contracts/checkpoint.js';
 import type { KernelEvent } from '../../contracts/events.js';
 import type { WorkflowResult } from '../../contracts/results.js';
-import type { CheckpointStore, LeaseResult, RunRecord, RunSummary } from '../../contracts/store.js';
+import type { CheckpointStore, RunRecord, RunSummary } from '../../contracts/store.js';
 import type { TaskSpec } from '../../contracts/turn-protocol.js';
 import { isDualloopErrorOf, RunError, StoreError } from '../../errors.js';
 import { evalOfRow, forkOfRow, parentRow, summarizeRunRow as summarize } from '../run-row.js';
@@ -11,9 +11,9 @@ import { describePostgresFailure, describeTarget, sqlState, UNIQUE_VIOLATION } f
 import { quoteIdentifier } from './postgres-schema.js';
 import { givenPool, openPostgresConnections } from './postgres-connection.js';
 import { PostgresRunWrites } from './postgres-writes.js';
-import { NOW_MS } from './postgres-clock.js';
 import { GroupCommit } from './postgres-group-commit.js';
 import { postgresControls } from './postgres-controls.js';
+import { postgresLeases } from './postgres-leases.js';
 import { postgresRateWindows } from './postgres-rate-windows.js';
 import { eventChannelName, postgresEventFeed } from './postgres-events.js';
 import { postgresListener } from './postgres-listener.js';
@@ -22,7 +22,7 @@ import type { EventFeed } from '../../contracts/event-feed.js';
 import type { ControlChannel } from '../../contracts/control.js';
 import type { SharedRateWindows } from '../../contracts/rate-windows.js';
 import { rebuiltOrThrow } from '../read-checkpoint.js';
-import { leaseLost, runExists, runNotFound } from '../run-refusals.js';
+import { runExists, runNotFound } from '../run-refusals.js';
 import type { WorkflowFingerprint } from '../../contracts/fingerprint.js';
 import { validatePostgresOptions, type PostgresConnection, type PostgresStoreOptions } from './postgres-options.js';
 
@@ -202,6 +202,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   const controls = postgresControls({ schema, schemaName: settings.schema, prefix, query, keyOf, findKey, listener });
   const events = postgresEventFeed({ schema, schemaName: settings.schema, prefix, listener, findKey, query });
   const rates = postgresRateWindows(() => opened, schema);
+  const leases = postgresLeases({ schema, prefix, query, keyOf, findKey });
 
   return {
     kind: 'postgres',
@@ -297,44 +298,9 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
         );
         return rows.map((row) => summarize(row, (text) => parse(String(row.run_id), 'stop condition', text)));
       }),
-    acquireLease: (runId, holder, ttlMs, leaseOptions = {}) =>
-      guard('acquiring the lease', runId, async (): Promise<LeaseResult> => {
-        const key = await keyOf(runId, 'acquireLease');
-        // Compare-and-set in one statement, on the server's clock (ADR/0182): the row changes only
-        // when free, expired, already ours, or held by the dead holder we take over from; a new
-        // holder gets the next fencing token (ADR/0180).
-        const taken = await query(
-          `${prefix}_acquire`,
-          `INSERT INTO ${schema}.leases AS l (run, holder, token, expires_at) VALUES ($1, $2, 1, ${NOW_MS} + $3)
-           ON CONFLICT (run) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
-             token = l.token + CASE WHEN l.holder IS NOT DISTINCT FROM excluded.holder THEN 0 ELSE 1 END
-           WHERE l.holder IS NOT DISTINCT FROM excluded.holder OR l.holder IS NULL OR l.expires_at <= ${NOW_MS} OR l.holder = $4
-           RETURNING token, expires_at`,
-          [key, holder, ttlMs, leaseOptions.takeOverFrom ?? null],
-        );
-        if (taken[0] !== undefined) return { acquired: true, token: Number(taken[0].token), expiresAt: Number(taken[0].expires_at) };
-        const row = (await query(`${prefix}_lease`, `SELECT holder, expires_at FROM ${schema}.leases WHERE run = $1`, [key]))[0];
-        return { acquired: false, holder: String(row?.holder ?? ''), expiresAt: Number(row?.expires_at ?? 0) };
-      }),
-    updateFingerprint: (runId, fingerprint, fence) =>
-      guard('updating the fingerprint', runId, async () => {
-        const key = await keyOf(runId, 'updateFingerprint');
-        // Fenced in the same statement, as every write of a run (ADR/0180).
-        const rows = await query(
-          `${prefix}_fingerprint`,
-          `UPDATE ${schema}.runs SET fingerprint = $2 WHERE id = $1
-             AND ($3::bigint IS NULL OR EXISTS (SELECT 1 FROM ${schema}.leases WHERE run = $1 AND token = $3 AND expires_at > ${NOW_MS}))
-           RETURNING id`,
-          [key, toJson(fingerprint, `run ${runId}: the fingerprint`), fence ?? null],
-        );
-        if (rows.length === 0) throw leaseLost(runId, `the lease of token ${fence} is no longer the run's`);
-      }),
-    releaseLease: (runId, holder) =>
-      guard('releasing the lease', runId, async () => {
-        const key = await findKey(runId);
-        if (key === undefined) return;
-        await query(`${prefix}_release`, `UPDATE ${schema}.leases SET holder = NULL, expires_at = 0 WHERE run = $1 AND holder = $2`, [key, holder]);
-      }),
+    acquireLease: (runId, holder, ttlMs, leaseOptions = {}) => guard('acquiring the lease', runId, () => leases.acquireLease(runId, holder, ttlMs, leaseOptions.takeOverFrom)),
+    updateFingerprint: (runId, fingerprint, fence) => guard('updating the fingerprint', runId, () => leases.updateFingerprint(runId, fingerprint, fence)),
+    releaseLease: (runId, holder) => guard('releasing the lease', runId, () => leases.releaseLease(runId, holder)),
     audit: (runId) =>
       guard('building the audit', runId, async () => {
         const record = await getRun(runId);
