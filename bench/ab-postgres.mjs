@@ -12,6 +12,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { startBenchPostgres } from './lib/bench-postgres.mjs';
+import { summarize } from './lib/stats.mjs';
 import { immediatePacer, TURNS } from './lib/workload.mjs';
 import { benchKernelOptions, runToEnd } from './systems/dualloop-common.mjs';
 
@@ -50,7 +51,7 @@ for (const system of systems) {
   system.cpu = [];
 }
 for (let round = 0; round < rounds; round += 1) for (const system of round % 2 === 0 ? systems : [...systems].reverse()) await batch(system);
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const median = (values) => summarize(values).median;
 for (const system of systems) {
   process.stdout.write(`${system.root}: ${inFlight} in flight: ${(1e6 / median(system.wall)).toFixed(0)} checkpointed turns/s, CPU ${median(system.cpu).toFixed(0)} µs/turn (median of ${rounds} batches)\n`);
 }
